@@ -1,0 +1,1 @@
+"""ScyllaDB multi-phase benchmark plugin for PerfKitBenchmarker."""

@@ -1,0 +1,134 @@
+"""Makes stock PerfKitBenchmarker import this plugin's modules as its own.
+
+PKB has no plugin mechanism: `perfkitbenchmarker/linux_benchmarks/__init__.py`
+and `perfkitbenchmarker/linux_packages/__init__.py` register every module found
+on their own `__path__`. A `.pth` file installed with this plugin calls
+`Install()` at interpreter start-up, which puts a `sys.meta_path` finder in
+front of the normal ones. For exactly those two packages the finder asks the
+normal finders for the spec and appends the plugin's directory to the spec's
+`submodule_search_locations` before the package's `__init__` runs, so PKB
+imports our modules itself, under its own names (`--helpmatch`, benchmark
+lookup, `vm.Install` and pickled specs all see them as in-tree modules).
+
+absl flags are process-global, so a flag-defining module imported under a
+second name raises DuplicateFlagError. The finder therefore refuses every other
+name under which the plugin directories could be reached (the source tree's
+`linux_packages`, the installed copies inside `perfkit_plugins`).
+
+Set PERFKIT_PLUGINS_DISABLE=1 to turn discovery off.
+"""
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+
+DISABLE_ENV = 'PERFKIT_PLUGINS_DISABLE'
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def PluginDir(name):
+  """Returns the plugin directory `name` (installed copy or source tree).
+
+  A regular install places `linux_packages/` and `configs/` inside this
+  package; a source checkout (and an editable install) has them beside it.
+
+  Args:
+    name: 'linux_benchmarks', 'linux_packages', 'configs' or 'data'.
+
+  Returns:
+    The absolute path of the directory.
+
+  Raises:
+    FileNotFoundError: if neither location exists.
+  """
+  for parent in (_PACKAGE_DIR, os.path.dirname(_PACKAGE_DIR)):
+    candidate = os.path.join(parent, name)
+    if os.path.isdir(candidate):
+      return candidate
+  raise FileNotFoundError(f'perfkit-plugins: no {name}/ directory found')
+
+
+def Disabled(environ=None):
+  """Whether the kill switch is set (any value but '', '0' or 'false')."""
+  value = (os.environ if environ is None else environ).get(DISABLE_ENV, '')
+  return value.strip().lower() not in ('', '0', 'false', 'no')
+
+
+class PluginFinder(importlib.abc.MetaPathFinder):
+  """Extends PKB's module packages with plugin directories.
+
+  Attributes:
+    extensions: package name -> directory appended to its search path.
+    private_names: module names under which plugin directories could also be
+      imported; importing them raises ImportError.
+  """
+
+  def __init__(self, extensions, private_names):
+    self.extensions = dict(extensions)
+    self.private_names = tuple(private_names)
+
+  def find_spec(self, fullname, path, target=None):
+    if fullname in self.extensions:
+      spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+      if spec is not None and spec.submodule_search_locations is not None:
+        extra = self.extensions[fullname]
+        if extra not in spec.submodule_search_locations:
+          spec.submodule_search_locations.append(extra)
+      return spec
+    if fullname in self.private_names:
+      spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+      if spec is not None and self._IsPluginDir(spec):
+        raise ImportError(
+            f'perfkit-plugins: {fullname} is a plugin directory, imported by'
+            ' PKB as perfkitbenchmarker.linux_benchmarks/linux_packages;'
+            ' importing it under another name would define its flags twice.',
+            name=fullname,
+        )
+    return None
+
+  def _IsPluginDir(self, spec):
+    plugin_dirs = {os.path.realpath(d) for d in self.extensions.values()}
+    locations = spec.submodule_search_locations or ()
+    return any(os.path.realpath(loc) in plugin_dirs for loc in locations)
+
+
+def DefaultFinder():
+  """The finder for this installation's plugin directories."""
+  return PluginFinder(
+      extensions={
+          'perfkitbenchmarker.linux_benchmarks': PluginDir('linux_benchmarks'),
+          'perfkitbenchmarker.linux_packages': PluginDir('linux_packages'),
+      },
+      private_names=(
+          'linux_packages',
+          'perfkit_plugins.linux_packages',
+          'perfkit_plugins.linux_benchmarks',
+      ),
+  )
+
+
+def Install(meta_path=None, environ=None):
+  """Puts the plugin finder first on `meta_path` unless disabled.
+
+  Called from the installed `.pth` file, so it must be cheap and must never
+  raise: a failure here would break every Python process in the environment.
+
+  Args:
+    meta_path: the list to install into (default `sys.meta_path`).
+    environ: the environment to read the kill switch from (default os.environ).
+
+  Returns:
+    The installed finder, or None when disabled or already installed.
+  """
+  meta_path = sys.meta_path if meta_path is None else meta_path
+  if Disabled(environ) or any(isinstance(f, PluginFinder) for f in meta_path):
+    return None
+  try:
+    finder = DefaultFinder()
+  except FileNotFoundError as e:
+    sys.stderr.write(f'{e}; discovery disabled\n')
+    return None
+  meta_path.insert(0, finder)
+  return finder

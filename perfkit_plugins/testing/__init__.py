@@ -1,0 +1,1 @@
+"""Test doubles shipped with the plugin (as PKB ships test_util)."""

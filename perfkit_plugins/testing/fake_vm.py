@@ -1,0 +1,96 @@
+"""A recording fake VM with the part of PKB's VM interface the plugin uses.
+
+Operations code takes VM objects and never imports PKB, so tests drive it with
+this class: every command is recorded in order, and replies come from rules
+(a regular expression on the command and the stdout to return, or a callable),
+typically serving real tool outputs from tests/testdata.
+"""
+
+import os
+import re
+
+
+class RemoteCommandError(Exception):
+  """Raised like PKB's errors.VirtualMachine.RemoteCommandError."""
+
+
+class FakeVm:
+  """Records remote commands and file transfers; replies by rules.
+
+  Attributes:
+    name: VM name, as PKB's `vm.name`.
+    internal_ip: private address.
+    ip_address: public address.
+    num_cpus: vCPU count.
+    commands: every command run, in order (RemoteCommand and
+      RobustRemoteCommand alike).
+    pushed: (local_path, remote_path) of every PushFile/PushDataFile.
+    pulled: (local_dir, remote_path) of every PullFile.
+    installed: package names given to Install/InstallPackages.
+    remote_files: remote path -> text or bytes served by PullFile.
+  """
+
+  def __init__(self, name='vm0', internal_ip='10.0.0.2', num_cpus=8):
+    self.name = name
+    self.hostname = name
+    self.internal_ip = internal_ip
+    self.ip_address = internal_ip
+    self.num_cpus = num_cpus
+    self.commands = []
+    self.pushed = []
+    self.pulled = []
+    self.installed = []
+    self.remote_files = {}
+    self._rules = []
+
+  def Reply(self, pattern, stdout='', stderr='', fail=False):
+    """Adds a reply rule; the newest matching rule wins.
+
+    Args:
+      pattern: regular expression searched in the command.
+      stdout: text to return, or a callable(command) -> text.
+      stderr: text to return as stderr.
+      fail: raise RemoteCommandError instead of returning.
+    """
+    self._rules.insert(0, (re.compile(pattern), stdout, stderr, fail))
+
+  def RemoteCommand(self, command, ignore_failure=False, timeout=None, **_):
+    self.commands.append(command)
+    for pattern, stdout, stderr, fail in self._rules:
+      if pattern.search(command):
+        if fail and not ignore_failure:
+          raise RemoteCommandError(
+              f'{self.name}: command failed: {command}\n{stderr}'
+          )
+        text = stdout(command) if callable(stdout) else stdout
+        return text, stderr
+    return '', ''
+
+  RobustRemoteCommand = RemoteCommand
+
+  def PushFile(self, source_path, remote_path=''):
+    self.pushed.append((source_path, remote_path))
+
+  PushDataFile = PushFile
+
+  def PullFile(self, local_path, remote_path):
+    self.pulled.append((local_path, remote_path))
+    if remote_path not in self.remote_files:
+      raise RemoteCommandError(f'{self.name}: no such file {remote_path}')
+    target = local_path
+    if os.path.isdir(local_path):
+      target = os.path.join(local_path, os.path.basename(remote_path))
+    content = self.remote_files[remote_path]
+    with open(target, 'wb' if isinstance(content, bytes) else 'w') as f:
+      f.write(content)
+
+  def Install(self, package_name):
+    self.installed.append(package_name)
+
+  def InstallPackages(self, packages):
+    self.installed.extend(packages.split())
+
+  def CommandsMatching(self, pattern):
+    """The recorded commands in which `pattern` is found."""
+    regex = re.compile(pattern)
+    return [c for c in self.commands if regex.search(c)]

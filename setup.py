@@ -1,0 +1,99 @@
+"""Installs perfkit-plugins and the start-up hook that lets PKB discover it.
+
+Besides the Python package, the install puts `perfkit_plugins_discovery.pth`
+into site-packages; Python runs its `import` line at start-up, which installs
+the finder in `perfkit_plugins/discovery.py`. setuptools does not carry a
+top-level data file into wheels by itself, so two small command overrides add
+it: `build_py` for regular wheels and `editable_wheel` for `pip install -e`.
+The top-level `linux_packages/` and `configs/` directories are installed inside
+the package (`perfkit_plugins/linux_packages`, `perfkit_plugins/configs`).
+"""
+
+import os
+
+import setuptools
+from setuptools.command import build_py
+from setuptools.command import editable_wheel
+
+PTH_NAME = 'perfkit_plugins_discovery.pth'
+PTH_LINE = (
+    'import perfkit_plugins.discovery as _pkp; _pkp.Install(); del _pkp\n'
+)
+
+
+class BuildPyWithPth(build_py.build_py):
+  """Adds the start-up `.pth` file to the root of regular wheels."""
+
+  def run(self):
+    super().run()
+    if not self.editable_mode:
+      with open(os.path.join(self.build_lib, PTH_NAME), 'w') as f:
+        f.write(PTH_LINE)
+
+
+class EditableWheelWithPth(editable_wheel.editable_wheel):
+  """Adds the start-up `.pth` file to editable wheels."""
+
+  def _select_strategy(self, name, tag, build_lib):
+    strategy = super()._select_strategy(name, tag, build_lib)
+    return _StrategyWithPth(strategy)
+
+
+class _StrategyWithPth:
+  """Wraps a setuptools editable strategy to also write our `.pth` file."""
+
+  def __init__(self, strategy):
+    self._strategy = strategy
+
+  def __call__(self, wheel, files, mapping):
+    self._strategy(wheel, files, mapping)
+    wheel.writestr(PTH_NAME, PTH_LINE)
+
+  def __enter__(self):
+    self._strategy.__enter__()
+    return self
+
+  def __exit__(self, *exc):
+    return self._strategy.__exit__(*exc)
+
+
+setuptools.setup(
+    name='perfkit-plugins',
+    version='0.1.0',
+    description=(
+        'ScyllaDB multi-phase benchmark, package installers and configs for'
+        ' PerfKitBenchmarker'
+    ),
+    long_description=open('README.md').read(),
+    long_description_content_type='text/markdown',
+    license='Apache-2.0',
+    python_requires='>=3.11',
+    packages=[
+        'perfkit_plugins',
+        'perfkit_plugins.core',
+        'perfkit_plugins.linux_benchmarks',
+        'perfkit_plugins.linux_packages',
+        'perfkit_plugins.configs',
+    ],
+    package_dir={
+        'perfkit_plugins': 'perfkit_plugins',
+        'perfkit_plugins.linux_packages': 'linux_packages',
+        'perfkit_plugins.configs': 'configs',
+    },
+    package_data={
+        'perfkit_plugins': ['data/*/*'],
+        'perfkit_plugins.configs': ['*.yaml'],
+    },
+    install_requires=['absl-py', 'PyYAML', 'hdrhistogram'],
+    extras_require={
+        'test': ['pytest', 'mock', 'blinker', 'cassandra-driver'],
+        'report': ['matplotlib'],
+    },
+    entry_points={
+        'console_scripts': [],
+    },
+    cmdclass={
+        'build_py': BuildPyWithPth,
+        'editable_wheel': EditableWheelWithPth,
+    },
+)

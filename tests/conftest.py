@@ -1,0 +1,18 @@
+"""Shared pytest fixtures: real tool outputs and the PKB checkout."""
+
+import os
+import pathlib
+
+import pytest
+
+TESTDATA = pathlib.Path(__file__).parent / 'testdata'
+
+
+@pytest.fixture
+def lab():
+  """Returns a function that reads a real tool output from testdata/lab."""
+
+  def Read(name):
+    return (TESTDATA / 'lab' / name).read_text()
+
+  return Read
