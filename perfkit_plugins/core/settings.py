@@ -1,0 +1,260 @@
+"""The benchmark's settings: one frozen object, validated once, early.
+
+The PKB shell builds a `Settings` from flags and the benchmark config before
+anything is provisioned and calls `Validate`; everything downstream trusts it.
+Field defaults here are the flags' defaults (the flags module reads them), so
+each default is written once. Every error names the flag it came from.
+"""
+
+import dataclasses
+import re
+
+FLAG_PREFIX = 'scylla_'
+
+ENGINES = ('scylla', 'cassandra')
+STRESS_TOOLS = ('scylla', 'apache')
+CONSISTENCY_LEVELS = (
+    'ONE',
+    'TWO',
+    'THREE',
+    'QUORUM',
+    'ALL',
+    'LOCAL_QUORUM',
+    'EACH_QUORUM',
+    'LOCAL_ONE',
+)
+COMPACTION_STRATEGIES = (
+    'SizeTieredCompactionStrategy',
+    'LeveledCompactionStrategy',
+    'TimeWindowCompactionStrategy',
+    'IncrementalCompactionStrategy',
+    'UnifiedCompactionStrategy',
+)
+# Phases in the order METHODOLOGY.md runs them.
+PHASES = (
+    'populate',
+    'quiesce',
+    'read',
+    'latency',
+    'reads_during_writes',
+    'mixed',
+    'write_only',
+    'read_cache',
+)
+DEFAULT_PHASES = PHASES[:6]
+SATURATION_ACTIONS = ('mark', 'fail')
+
+_RELEASE_RE = re.compile(r'^\d{1,4}\.\d{1,2}(\.\d{1,3})?$')
+_VERSION_RE = re.compile(r'^\d+\.\d+\.\d+$')
+# First ScyllaDB releases where keyspaces can use tablets.
+TABLETS_MIN_RELEASE = (6, 0)
+
+
+class SettingsError(ValueError):
+  """A setting is invalid; the message starts with the flag's name."""
+
+  def __init__(self, field, message):
+    self.flag = FLAG_PREFIX + field
+    super().__init__(f'--{self.flag}: {message}')
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+  """Everything the benchmark does, resolved from flags and config.
+
+  Durations are seconds, rates are operations per second for the whole
+  cluster (the planner splits them across loaders).
+  """
+
+  engine: str = 'scylla'
+  scylla_release: str = '2025.1'
+  cassandra_version: str = '5.0.6'
+  stress_tool: str = 'scylla'
+  stress_release: str = '3.18.1'
+  phases: tuple[str, ...] = DEFAULT_PHASES
+  cloud: str = 'GCP'
+  server_machine_type: str = ''
+  loader_machine_type: str = ''
+  server_count: int = 3
+  loader_count: int = 4
+  replication_factor: int = 3
+  consistency_level: str = 'QUORUM'
+  compaction_strategy: str = 'SizeTieredCompactionStrategy'
+  tablets: bool = False
+  keyspace: str = 'keyspace1'
+  # Data set: a key count, or 0 to derive it from data_set_bytes, or from
+  # data_to_ram_ratio times the cluster's RAM when that is 0 too.
+  num_keys: int = 0
+  data_set_bytes: int = 0
+  data_to_ram_ratio: float = 4.0
+  column_size: int = 1024
+  column_count: int = 1
+  # Loader concurrency.
+  threads: int = 256
+  populate_threads: int = 256
+  # read phase: warm-up, then small / medium / large sub-phases.
+  read_warmup_s: int = 300
+  read_duration_s: int = 1800
+  read_small_stdev: int = 10000
+  medium_working_set_to_ram: float = 2.0
+  # latency phase: a ladder of fixed cluster rates.
+  latency_rates: tuple[int, ...] = (5000, 10000, 20000, 30000)
+  latency_duration_s: int = 1800
+  latency_threads: int = 64
+  # reads during writes.
+  rdw_write_rate: int = 10000
+  rdw_writer_fraction: float = 0.5
+  rdw_write_range_fraction: float = 0.1
+  rdw_read_threads: int = 8
+  rdw_duration_s: int = 1800
+  # mixed and the Z3 study's single-type runs.
+  mixed_duration_s: int = 1800
+  mixed_write_ratio: int = 1
+  mixed_read_ratio: int = 1
+  write_only_duration_s: int = 1800
+  read_cache_duration_s: int = 1800
+  # quiesce.
+  quiesce_poll_s: int = 5
+  quiesce_settle_s: int = 180
+  quiesce_timeout_s: int = 86400
+  # measurement.
+  hdr_interval_s: int = 10
+  loader_cpu_threshold: float = 95.0
+  loader_saturation_action: str = 'mark'
+  # cost overrides, USD per hour per VM; 0 means "use the price table".
+  server_price_per_hour: float = 0.0
+  loader_price_per_hour: float = 0.0
+
+
+def ParseRelease(release):
+  """'2025.1' -> (2025, 1); '6.2.3' -> (6, 2, 3)."""
+  return tuple(int(p) for p in release.split('.'))
+
+
+def _Choice(field, value, allowed):
+  if value not in allowed:
+    raise SettingsError(
+        field, f'{value!r} is not one of: {", ".join(allowed)}'
+    )
+
+
+def _AtLeast(field, value, minimum):
+  if value < minimum:
+    raise SettingsError(field, f'{value} must be at least {minimum}')
+
+
+def _Fraction(field, value):
+  if not 0 < value < 1:
+    raise SettingsError(field, f'{value} must be between 0 and 1 (exclusive)')
+
+
+def Validate(s):
+  """Checks every setting and their combinations.
+
+  Args:
+    s: a Settings.
+
+  Returns:
+    s, for chaining.
+
+  Raises:
+    SettingsError: naming the flag and the allowed values.
+  """
+  _Choice('engine', s.engine, ENGINES)
+  _Choice('stress_tool', s.stress_tool, STRESS_TOOLS)
+  _Choice('consistency_level', s.consistency_level, CONSISTENCY_LEVELS)
+  _Choice('compaction_strategy', s.compaction_strategy, COMPACTION_STRATEGIES)
+  _Choice(
+      'loader_saturation_action',
+      s.loader_saturation_action,
+      SATURATION_ACTIONS,
+  )
+  if not _RELEASE_RE.match(s.scylla_release):
+    raise SettingsError(
+        'scylla_release',
+        f'{s.scylla_release!r} is not a ScyllaDB release such as 2025.1 or'
+        ' 6.2.3',
+    )
+  if not _VERSION_RE.match(s.cassandra_version):
+    raise SettingsError(
+        'cassandra_version',
+        f'{s.cassandra_version!r} is not a version such as 5.0.6',
+    )
+  if not _RELEASE_RE.match(s.stress_release):
+    raise SettingsError(
+        'stress_release', f'{s.stress_release!r} is not a version like 3.18.1'
+    )
+  if not s.phases:
+    raise SettingsError('phases', 'select at least one phase')
+  for phase in s.phases:
+    _Choice('phases', phase, PHASES)
+  if len(set(s.phases)) != len(s.phases):
+    raise SettingsError('phases', f'{",".join(s.phases)} repeats a phase')
+  if not re.match(r'^[A-Za-z][A-Za-z0-9_]{0,47}$', s.keyspace):
+    raise SettingsError('keyspace', f'{s.keyspace!r} is not a CQL identifier')
+  for field in ('server_count', 'loader_count', 'replication_factor'):
+    _AtLeast(field, getattr(s, field), 1)
+  if s.replication_factor > s.server_count:
+    raise SettingsError(
+        'replication_factor',
+        f'{s.replication_factor} is above the server count {s.server_count}',
+    )
+  if s.tablets and s.engine != 'scylla':
+    raise SettingsError('tablets', 'tablets exist only with --scylla_engine=scylla')
+  if s.tablets and ParseRelease(s.scylla_release)[:2] < TABLETS_MIN_RELEASE:
+    raise SettingsError(
+        'tablets',
+        f'ScyllaDB {s.scylla_release} has no tablets (first in'
+        f' {".".join(map(str, TABLETS_MIN_RELEASE))})',
+    )
+  for field in (
+      'num_keys',
+      'data_set_bytes',
+      'read_warmup_s',
+  ):
+    _AtLeast(field, getattr(s, field), 0)
+  for field in (
+      'column_size',
+      'column_count',
+      'threads',
+      'populate_threads',
+      'read_duration_s',
+      'read_small_stdev',
+      'latency_duration_s',
+      'latency_threads',
+      'rdw_write_rate',
+      'rdw_read_threads',
+      'rdw_duration_s',
+      'mixed_duration_s',
+      'write_only_duration_s',
+      'read_cache_duration_s',
+      'quiesce_poll_s',
+      'hdr_interval_s',
+  ):
+    _AtLeast(field, getattr(s, field), 1)
+  _AtLeast('mixed_write_ratio', s.mixed_write_ratio, 0)
+  _AtLeast('mixed_read_ratio', s.mixed_read_ratio, 0)
+  if s.mixed_write_ratio + s.mixed_read_ratio == 0:
+    raise SettingsError('mixed_write_ratio', 'write and read ratios are both 0')
+  _AtLeast('quiesce_settle_s', s.quiesce_settle_s, 0)
+  _AtLeast('quiesce_timeout_s', s.quiesce_timeout_s, s.quiesce_poll_s)
+  if s.data_to_ram_ratio <= 0:
+    raise SettingsError('data_to_ram_ratio', 'must be positive')
+  if s.medium_working_set_to_ram <= 0:
+    raise SettingsError('medium_working_set_to_ram', 'must be positive')
+  if not s.latency_rates:
+    raise SettingsError('latency_rates', 'give at least one rate')
+  for rate in s.latency_rates:
+    _AtLeast('latency_rates', rate, 1)
+  _Fraction('rdw_writer_fraction', s.rdw_writer_fraction)
+  _Fraction('rdw_write_range_fraction', s.rdw_write_range_fraction)
+  if 'reads_during_writes' in s.phases and s.loader_count < 2:
+    raise SettingsError(
+        'loader_count',
+        'reads_during_writes needs at least 2 loaders (writers and readers)',
+    )
+  if not 0 < s.loader_cpu_threshold <= 100:
+    raise SettingsError('loader_cpu_threshold', 'must be in (0, 100] percent')
+  _AtLeast('server_price_per_hour', s.server_price_per_hour, 0)
+  _AtLeast('loader_price_per_hour', s.loader_price_per_hour, 0)
+  return s

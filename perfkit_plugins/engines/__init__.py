@@ -1,0 +1,1 @@
+"""Database engines behind one small interface (see base.Engine)."""

@@ -1,0 +1,58 @@
+"""The interface every database engine implements.
+
+The benchmark drives ScyllaDB and Apache Cassandra through these methods only,
+so phases, quiesce and bring-up code never know which database runs. Methods
+take the server VM they act on; engines hold their settings.
+"""
+
+import abc
+
+
+class Engine(abc.ABC):
+  """One database, on any number of server VMs."""
+
+  # 'scylla' or 'cassandra', as in settings.ENGINES.
+  NAME = ''
+
+  def __init__(self, settings):
+    self.settings = settings
+
+  @abc.abstractmethod
+  def Install(self, vm):
+    """Installs the database (packages, Java) on a server VM."""
+
+  @abc.abstractmethod
+  def Configure(self, vm, seed_ips):
+    """Writes the database configuration (and tunes the node)."""
+
+  @abc.abstractmethod
+  def Start(self, vm):
+    """Starts the database on one node."""
+
+  @abc.abstractmethod
+  def Stop(self, vm):
+    """Stops the database on one node; no error when it is not running."""
+
+  @abc.abstractmethod
+  def NodeStates(self, vm):
+    """The ring as this node sees it: list[node_status.NodeState]."""
+
+  @abc.abstractmethod
+  def Flush(self, vm, keyspace):
+    """Flushes the keyspace's memtables on one node."""
+
+  @abc.abstractmethod
+  def CompactionStatus(self, vm):
+    """Running and pending compactions: compactions.CompactionStatus."""
+
+  @abc.abstractmethod
+  def CompactionHistory(self, vm):
+    """Finished compactions: list[compactions.HistoryEntry]."""
+
+  @abc.abstractmethod
+  def Version(self, vm):
+    """The database version string reported by the node."""
+
+  @abc.abstractmethod
+  def LogPaths(self):
+    """Remote paths of logs and configs to pull into the run directory."""
