@@ -67,7 +67,7 @@ class Settings:
   """
 
   engine: str = 'scylla'
-  scylla_release: str = '2025.1'
+  release: str = '2025.1'
   cassandra_version: str = '5.0.6'
   stress_tool: str = 'scylla'
   stress_release: str = '3.18.1'
@@ -169,10 +169,10 @@ def Validate(s):
       s.loader_saturation_action,
       SATURATION_ACTIONS,
   )
-  if not _RELEASE_RE.match(s.scylla_release):
+  if not _RELEASE_RE.match(s.release):
     raise SettingsError(
-        'scylla_release',
-        f'{s.scylla_release!r} is not a ScyllaDB release such as 2025.1 or'
+        'release',
+        f'{s.release!r} is not a ScyllaDB release such as 2025.1 or'
         ' 6.2.3',
     )
   if not _VERSION_RE.match(s.cassandra_version):
@@ -201,10 +201,10 @@ def Validate(s):
     )
   if s.tablets and s.engine != 'scylla':
     raise SettingsError('tablets', 'tablets exist only with --scylla_engine=scylla')
-  if s.tablets and ParseRelease(s.scylla_release)[:2] < TABLETS_MIN_RELEASE:
+  if s.tablets and ParseRelease(s.release)[:2] < TABLETS_MIN_RELEASE:
     raise SettingsError(
         'tablets',
-        f'ScyllaDB {s.scylla_release} has no tablets (first in'
+        f'ScyllaDB {s.release} has no tablets (first in'
         f' {".".join(map(str, TABLETS_MIN_RELEASE))})',
     )
   for field in (
