@@ -1,0 +1,187 @@
+"""absl flags of the scylla_phases benchmark, one per Settings field.
+
+Each flag is `--scylla_<field>` with the field's default from
+core/settings.py, so defaults are written once. This module imports absl only
+(not PKB), so the `plan` command can read the same flags without PKB. Flags
+are grouped here as in the README.
+"""
+
+from absl import flags
+
+from perfkit_plugins.core import settings as settings_lib
+
+_DEFAULTS = settings_lib.Settings()
+
+# Flags whose default differs from the Settings default: 0 means "derive".
+_FLAG_DEFAULTS = {'loader_count': 0}
+
+# Settings fields that come from PKB's own flags or the benchmark config.
+FROM_PKB = ('cloud',)
+
+_CHOICES = {
+    'engine': settings_lib.ENGINES,
+    'stress_tool': settings_lib.STRESS_TOOLS,
+    'consistency_level': settings_lib.CONSISTENCY_LEVELS,
+    'compaction_strategy': settings_lib.COMPACTION_STRATEGIES,
+    'loader_saturation_action': settings_lib.SATURATION_ACTIONS,
+}
+
+# (group, field, help). Groups are the README's flag groups.
+FLAG_HELP = (
+    ('cluster', 'engine', 'Database on the servers.'),
+    ('cluster', 'release', 'ScyllaDB release (X.Y or X.Y.Z) to install.'),
+    ('cluster', 'cassandra_version', 'Apache Cassandra version (X.Y.Z).'),
+    (
+        'cluster',
+        'server_machine_type',
+        'Server machine type. --machine_type sets it too (and only it).',
+    ),
+    ('cluster', 'server_count', 'Number of database servers.'),
+    ('cluster', 'tablets', 'Create the keyspace with ScyllaDB tablets.'),
+    ('loaders', 'loader_machine_type', 'Loader (cassandra-stress) type.'),
+    (
+        'loaders',
+        'loader_count',
+        'Number of loader VMs; 0 sizes them from the servers vCPUs.',
+    ),
+    ('loaders', 'stress_tool', "'scylla': ScyllaDB's cassandra-stress."),
+    ('loaders', 'stress_release', 'scylladb/cassandra-stress release.'),
+    ('loaders', 'threads', 'cassandra-stress threads per loader (max rate).'),
+    ('loaders', 'populate_threads', 'Threads per loader while populating.'),
+    (
+        'loaders',
+        'loader_cpu_threshold',
+        'Loader CPU percent above which a phase counts as loader-bound.',
+    ),
+    (
+        'loaders',
+        'loader_saturation_action',
+        'What a loader-bound phase gets: mark it, or fail it.',
+    ),
+    ('workload', 'phases', 'Phases to run, in METHODOLOGY.md order.'),
+    ('workload', 'keyspace', 'Keyspace cassandra-stress writes into.'),
+    ('workload', 'replication_factor', 'Replication factor.'),
+    ('workload', 'consistency_level', 'Consistency level of every operation.'),
+    ('workload', 'compaction_strategy', 'Compaction strategy of the table.'),
+    ('workload', 'num_keys', 'Partitions to write; 0 derives it.'),
+    (
+        'workload',
+        'data_set_bytes',
+        'Data set size in bytes when --scylla_num_keys is 0; 0 derives it.',
+    ),
+    (
+        'workload',
+        'data_to_ram_ratio',
+        'Data set size over cluster RAM when no key count or size is given.',
+    ),
+    ('workload', 'column_size', 'Bytes per column (1024: 1 KB rows).'),
+    ('workload', 'column_count', 'Columns per row.'),
+    ('read', 'read_warmup_s', 'Cache warm-up before the small read.'),
+    ('read', 'read_duration_s', 'Duration of each read sub-phase.'),
+    ('read', 'read_small_stdev', 'Gaussian stdev of the small read.'),
+    (
+        'read',
+        'medium_working_set_to_ram',
+        'Working set of the medium read over cluster RAM.',
+    ),
+    ('latency', 'latency_rates', 'Cluster write rates (op/s) of the ladder.'),
+    ('latency', 'latency_duration_s', 'Duration of each ladder step.'),
+    ('latency', 'latency_threads', 'Threads per loader on the ladder.'),
+    ('rdw', 'rdw_write_rate', 'Cluster write rate during reads.'),
+    ('rdw', 'rdw_writer_fraction', 'Share of the loaders that write.'),
+    ('rdw', 'rdw_write_range_fraction', 'Share of the keys the writers hit.'),
+    ('rdw', 'rdw_read_threads', 'Threads per reading loader.'),
+    ('rdw', 'rdw_duration_s', 'Duration of reads during writes.'),
+    ('mixed', 'mixed_duration_s', 'Duration of the mixed run.'),
+    ('mixed', 'mixed_write_ratio', 'Write share of the mixed ratio.'),
+    ('mixed', 'mixed_read_ratio', 'Read share of the mixed ratio.'),
+    ('mixed', 'write_only_duration_s', 'Duration of the write-only run.'),
+    ('mixed', 'read_cache_duration_s', 'Duration of the read-from-cache run.'),
+    ('quiesce', 'quiesce_poll_s', 'Seconds between compaction polls.'),
+    (
+        'quiesce',
+        'quiesce_settle_s',
+        'Seconds every node must stay idle to count as quiesced.',
+    ),
+    ('quiesce', 'quiesce_timeout_s', 'Longest wait for compactions to end.'),
+    ('quiesce', 'hdr_interval_s', 'Seconds per HDR/interval log line.'),
+    ('cost', 'server_price_per_hour', 'USD/h per server; 0: price table.'),
+    ('cost', 'loader_price_per_hour', 'USD/h per loader; 0: price table.'),
+)
+
+
+def FlagName(field):
+  return settings_lib.FLAG_PREFIX + field
+
+
+def _Define(field, help_text, flag_values):
+  """Defines one flag typed after the Settings field's default."""
+  name = FlagName(field)
+  default = _FLAG_DEFAULTS.get(field, getattr(_DEFAULTS, field))
+  if field in _CHOICES:
+    flags.DEFINE_enum(
+        name, default, _CHOICES[field], help_text, flag_values=flag_values
+    )
+  elif isinstance(default, bool):
+    flags.DEFINE_boolean(name, default, help_text, flag_values=flag_values)
+  elif isinstance(default, int):
+    flags.DEFINE_integer(name, default, help_text, flag_values=flag_values)
+  elif isinstance(default, float):
+    flags.DEFINE_float(name, default, help_text, flag_values=flag_values)
+  elif isinstance(default, tuple):
+    flags.DEFINE_list(
+        name, [str(v) for v in default], help_text, flag_values=flag_values
+    )
+  else:
+    flags.DEFINE_string(name, default, help_text, flag_values=flag_values)
+
+
+def DefineFlags(flag_values=flags.FLAGS):
+  """Defines every benchmark flag on `flag_values` (once per process)."""
+  for _, field, help_text in FLAG_HELP:
+    _Define(field, help_text, flag_values)
+
+
+DefineFlags()
+
+
+def _Convert(field, value):
+  """Flag value -> Settings field value (lists become typed tuples)."""
+  default = getattr(_DEFAULTS, field)
+  if isinstance(default, tuple):
+    item_type = type(default[0]) if default else str
+    try:
+      return tuple(item_type(v) for v in value)
+    except ValueError as e:
+      raise settings_lib.SettingsError(field, f'{value}: {e}') from e
+  return value
+
+
+def SettingsFromFlags(flag_values=flags.FLAGS, **overrides):
+  """Builds and validates Settings from flags.
+
+  Args:
+    flag_values: parsed absl FlagValues.
+    **overrides: fields resolved by the caller from the benchmark config (e.g.
+      server_count, loader_count and machine types of the VM groups).
+
+  Returns:
+    A validated settings.Settings.
+
+  Raises:
+    settings.SettingsError: naming the flag.
+  """
+  values = {
+      field: _Convert(field, flag_values[FlagName(field)].value)
+      for _, field, _ in FLAG_HELP
+  }
+  values.update(overrides)
+  return settings_lib.Validate(settings_lib.Settings(**values))
+
+
+def FlagGroups():
+  """Group name -> list of flag names, for documentation."""
+  groups = {}
+  for group, field, _ in FLAG_HELP:
+    groups.setdefault(group, []).append(FlagName(field))
+  return groups
