@@ -24,6 +24,7 @@ _CHOICES = {
     'consistency_level': settings_lib.CONSISTENCY_LEVELS,
     'compaction_strategy': settings_lib.COMPACTION_STRATEGIES,
     'loader_saturation_action': settings_lib.SATURATION_ACTIONS,
+    'data_disk': settings_lib.DATA_DISKS,
 }
 
 # (group, field, help). Groups are the README's flag groups.
@@ -37,6 +38,12 @@ FLAG_HELP = (
         'Server machine type. --machine_type sets it too (and only it).',
     ),
     ('cluster', 'server_count', 'Number of database servers.'),
+    (
+        'cluster',
+        'data_disk',
+        "Server data disk: 'local' RAID0 of all local SSDs, or 'network'.",
+    ),
+    ('cluster', 'network_disk_gb', 'Size of the network data disk (GB).'),
     ('cluster', 'tablets', 'Create the keyspace with ScyllaDB tablets.'),
     ('loaders', 'loader_machine_type', 'Loader (cassandra-stress) type.'),
     (

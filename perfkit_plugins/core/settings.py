@@ -43,6 +43,7 @@ PHASES = (
 )
 DEFAULT_PHASES = PHASES[:6]
 SATURATION_ACTIONS = ('mark', 'fail')
+DATA_DISKS = ('local', 'network')
 
 _RELEASE_RE = re.compile(r'^\d{1,4}\.\d{1,2}(\.\d{1,3})?$')
 _VERSION_RE = re.compile(r'^\d+\.\d+\.\d+$')
@@ -76,6 +77,10 @@ class Settings:
   server_machine_type: str = ''
   loader_machine_type: str = ''
   server_count: int = 3
+  # 'local': all local SSDs in one RAID0 (rejected on types without them);
+  # 'network': one network disk of network_disk_gb.
+  data_disk: str = 'local'
+  network_disk_gb: int = 1000
   loader_count: int = 4
   replication_factor: int = 3
   consistency_level: str = 'QUORUM'
@@ -164,6 +169,8 @@ def Validate(s):
   _Choice('stress_tool', s.stress_tool, STRESS_TOOLS)
   _Choice('consistency_level', s.consistency_level, CONSISTENCY_LEVELS)
   _Choice('compaction_strategy', s.compaction_strategy, COMPACTION_STRATEGIES)
+  _Choice('data_disk', s.data_disk, DATA_DISKS)
+  _AtLeast('network_disk_gb', s.network_disk_gb, 10)
   _Choice(
       'loader_saturation_action',
       s.loader_saturation_action,
