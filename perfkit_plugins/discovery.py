@@ -109,7 +109,7 @@ def DefaultFinder():
   )
 
 
-def Install(meta_path=None, environ=None):
+def Install(meta_path=None, environ=None, make_finder=DefaultFinder):
   """Puts the plugin finder first on `meta_path` unless disabled.
 
   Called from the installed `.pth` file, so it must be cheap and must never
@@ -118,6 +118,7 @@ def Install(meta_path=None, environ=None):
   Args:
     meta_path: the list to install into (default `sys.meta_path`).
     environ: the environment to read the kill switch from (default os.environ).
+    make_finder: builds the finder (tests point it at other directories).
 
   Returns:
     The installed finder, or None when disabled or already installed.
@@ -126,7 +127,7 @@ def Install(meta_path=None, environ=None):
   if Disabled(environ) or any(isinstance(f, PluginFinder) for f in meta_path):
     return None
   try:
-    finder = DefaultFinder()
+    finder = make_finder()
   except FileNotFoundError as e:
     sys.stderr.write(f'{e}; discovery disabled\n')
     return None
