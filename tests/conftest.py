@@ -16,3 +16,13 @@ def lab():
     return (TESTDATA / 'lab' / name).read_text()
 
   return Read
+
+
+@pytest.fixture
+def testdata():
+  """Returns a function that reads testdata/<folder>/<name> as text."""
+
+  def Read(folder, name):
+    return (TESTDATA / folder / name).read_text()
+
+  return Read
