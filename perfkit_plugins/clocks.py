@@ -1,0 +1,49 @@
+"""Measures how far each VM's clock is from the controller's.
+
+Times recorded on VMs (loader start and end, compaction history) are moved
+to the controller's clock with these offsets, so figures that combine
+several machines stay exact to well under a second.
+"""
+
+import concurrent.futures
+import time
+
+from perfkit_plugins.core import clocks
+
+
+def MeasureClockOffset(vm, samples=5, clock=time.time):
+  """Measures one VM's clock offset by the midpoint method.
+
+  Args:
+    vm: a VM (RemoteCommand).
+    samples: round trips to make; the shortest is used.
+    clock: the controller's clock (epoch seconds).
+
+  Returns:
+    core.clocks.ClockOffset (VM clock minus controller clock).
+  """
+  taken = []
+  for _ in range(samples):
+    sent = clock()
+    stdout, _ = vm.RemoteCommand(clocks.DATE_COMMAND)
+    received = clock()
+    taken.append(
+        clocks.ClockSample(sent, clocks.ParseEpochSeconds(stdout), received)
+    )
+  return clocks.EstimateOffset(taken)
+
+
+def MeasureClockOffsets(vms, samples=5, clock=time.time):
+  """Measures every VM's clock offset, all VMs at once.
+
+  Args:
+    vms: VMs with distinct names.
+    samples: round trips per VM.
+    clock: the controller's clock (epoch seconds).
+
+  Returns:
+    {vm.name: core.clocks.ClockOffset}.
+  """
+  with concurrent.futures.ThreadPoolExecutor(max(1, len(vms))) as pool:
+    offsets = pool.map(lambda vm: MeasureClockOffset(vm, samples, clock), vms)
+    return {vm.name: offset for vm, offset in zip(vms, offsets)}

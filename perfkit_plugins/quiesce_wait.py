@@ -1,0 +1,134 @@
+"""Waits until the cluster has finished compacting, and measures it.
+
+Every node is polled at once every few seconds through the engine
+(`engine.CompactionStatus(vm)`) until core/quiesce.py says the cluster has
+been idle for the settle window or the timeout has passed; then every node's
+compaction history (`engine.CompactionHistory(vm)`) gives the exact end of
+the last compaction. A poll that raises, returns None or does not answer in
+time counts as an unreachable node, which breaks the idle streak but never
+stops the wait.
+"""
+
+import concurrent.futures
+import logging
+import time
+
+from perfkit_plugins.core import quiesce
+
+# Log progress at most this often.
+_LOG_EVERY_S = 60
+
+
+def WaitForQuiesce(
+    engine,
+    vms,
+    populate_start,
+    populate_end,
+    keyspace,
+    clock_offsets,
+    poll_s=5,
+    settle_s=180,
+    timeout_s=86400,
+    call_timeout_s=120,
+    clock=time.time,
+    sleep=time.sleep,
+):
+  """Polls every server until compactions have settled; returns the figures.
+
+  Args:
+    engine: has CompactionStatus(vm) -> compactions.CompactionStatus and
+      CompactionHistory(vm) -> list[compactions.HistoryEntry] (times in
+      the node's clock).
+    vms: the server VMs (distinct `name`s).
+    populate_start: start of the load whose compactions are awaited
+      (earliest loader start), controller clock, epoch seconds.
+    populate_end: end of that load (latest loader end), same clock.
+    keyspace: the benchmark keyspace; only its compactions are counted.
+    clock_offsets: {vm.name: node clock minus controller clock, seconds}.
+    poll_s: seconds between polls.
+    settle_s: seconds every node must stay idle.
+    timeout_s: give up after this many seconds of waiting.
+    call_timeout_s: a node that has not answered a call by then counts as
+      unreachable for that poll.
+    clock: the controller's clock (epoch seconds); injectable for tests.
+    sleep: sleeps a number of seconds; injectable for tests.
+
+  Returns:
+    core.quiesce.QuiesceResult.
+  """
+  names = tuple(vm.name for vm in vms)
+  tracker = quiesce.PollTracker(
+      nodes=names, started_at=clock(), settle_s=settle_s, timeout_s=timeout_s
+  )
+  last_log = None
+  while tracker.status is None:
+    poll_start = clock()
+    statuses = _CallAll(engine.CompactionStatus, vms, call_timeout_s)
+    now = clock()
+    tracker = quiesce.Observe(tracker, now, statuses)
+    if tracker.status or last_log is None or now - last_log >= _LOG_EVERY_S:
+      _LogProgress(tracker, now, statuses)
+      last_log = now
+    if tracker.status is None:
+      sleep(max(0.0, poll_s - (clock() - poll_start)))
+  histories = _CallAll(engine.CompactionHistory, vms, call_timeout_s)
+  missing = tuple(name for name in names if histories[name] is None)
+  if missing:
+    logging.warning('No compaction history from %s', ', '.join(missing))
+  work = quiesce.CompactionEnd(
+      {name: h for name, h in histories.items() if h is not None},
+      clock_offsets,
+      since=populate_start,
+      keyspace=keyspace,
+  )
+  return quiesce.Summarize(tracker, work, populate_start, populate_end, missing)
+
+
+def _CallAll(function, vms, timeout_s):
+  """{vm.name: function(vm)} run in parallel; None for failures and stragglers.
+
+  A call still running after timeout_s is abandoned (its thread is left to
+  finish on its own) so that one hung node cannot stall the wait.
+  """
+  pool = concurrent.futures.ThreadPoolExecutor(max(1, len(vms)))
+  futures = {vm.name: pool.submit(function, vm) for vm in vms}
+  concurrent.futures.wait(futures.values(), timeout=timeout_s)
+  pool.shutdown(wait=False, cancel_futures=True)
+  results = {}
+  for name, future in futures.items():
+    results[name] = None
+    if not future.done():
+      logging.warning(
+          '%s: no answer to %s in %s s', name, function.__name__, timeout_s
+      )
+    elif future.exception() is not None:
+      logging.debug(
+          '%s: %s failed: %s', name, function.__name__, future.exception()
+      )
+    else:
+      results[name] = future.result()
+  return results
+
+
+def _LogProgress(tracker, now, statuses):
+  """One line: time waited, idle streak and every node's counts."""
+  nodes = []
+  for name in tracker.nodes:
+    status = statuses.get(name)
+    if status is None:
+      nodes.append(f'{name} unreachable')
+    else:
+      nodes.append(
+          f'{name} running={status.running} pending={status.pending}'
+          f' tablets={status.tablet_transitions}'
+      )
+  idle = 0 if tracker.idle_since is None else now - tracker.idle_since
+  logging.info(
+      'Quiesce %s: %.0f s waited, %d polls, idle %.0f/%s s; %s',
+      tracker.status or 'waiting',
+      now - tracker.started_at,
+      tracker.polls,
+      idle,
+      tracker.settle_s,
+      '; '.join(nodes),
+  )

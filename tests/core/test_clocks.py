@@ -1,0 +1,37 @@
+"""Clock offset arithmetic and `date +%s.%N` parsing."""
+
+import pytest
+
+from perfkit_plugins.core import clocks
+
+
+def testParseEpochSeconds(testdata):
+  # Captured with GNU coreutils 9.1 (tests/testdata/clocks/MANIFEST.tsv).
+  text = testdata('clocks', 'date-s-N.txt')
+  assert clocks.ParseEpochSeconds(text) == pytest.approx(1795307211.574198596)
+
+
+def testParseEpochSecondsRejectsOtherOutput(lab):
+  with pytest.raises(ValueError, match='date'):
+    clocks.ParseEpochSeconds(lab('cs-version.txt'))
+
+
+def testOffsetFromShortestRoundTrip():
+  samples = [
+      clocks.ClockSample(sent=100.0, remote=150.9, received=100.6),
+      clocks.ClockSample(sent=101.0, remote=151.1, received=101.2),
+      clocks.ClockSample(sent=102.0, remote=152.4, received=102.8),
+  ]
+  offset = clocks.EstimateOffset(samples)
+  assert offset.offset_s == pytest.approx(151.1 - 101.1)
+  assert offset.uncertainty_s == pytest.approx(0.1)
+
+
+def testNodeBehindHasNegativeOffset():
+  offset = clocks.EstimateOffset([clocks.ClockSample(500.0, 380.0, 500.0)])
+  assert offset == clocks.ClockOffset(offset_s=-120.0, uncertainty_s=0.0)
+
+
+def testNoSamples():
+  with pytest.raises(ValueError):
+    clocks.EstimateOffset([])

@@ -1,0 +1,56 @@
+"""`nodetool status` parsing on real outputs."""
+
+import dataclasses
+
+import pytest
+
+from perfkit_plugins.core import node_status
+
+
+def testOneNode(lab):
+  states = node_status.ParseNodetoolStatus(lab('nt-idle-status.txt'))
+  assert states == [
+      node_status.NodeState(
+          address='127.0.0.1',
+          status='U',
+          state='N',
+          datacenter='datacenter1',
+          rack='rack1',
+          host_id='dc21cebe-cca2-42eb-9cb4-4198a1bceb17',
+          load='58.28 MiB',
+      )
+  ]
+
+
+def testThreeNodes(lab):
+  states = node_status.ParseNodetoolStatus(lab('trio-nt-status.txt'))
+  assert [s.address for s in states] == ['127.0.0.3', '127.0.0.2', '127.0.0.1']
+  assert [s.load for s in states] == ['45.19 MiB', '45.2 MiB', '45.2 MiB']
+  assert all(s.up_normal for s in states)
+
+
+def testAllUpNormal(lab):
+  states = node_status.ParseNodetoolStatus(lab('trio-nt-status.txt'))
+  expected = ['127.0.0.1', '127.0.0.2', '127.0.0.3']
+  assert node_status.AllUpNormal(states, expected)
+  assert node_status.NotUpNormal(states, expected) == []
+
+
+def testMissingNodeIsNotUpNormal(lab):
+  states = node_status.ParseNodetoolStatus(lab('nt-idle-status.txt'))
+  expected = ['127.0.0.2', '127.0.0.1', '127.0.0.3']
+  assert not node_status.AllUpNormal(states, expected)
+  assert node_status.NotUpNormal(states, expected) == ['127.0.0.2', '127.0.0.3']
+
+
+def testRejectsOtherOutput(lab):
+  with pytest.raises(ValueError, match='no node'):
+    node_status.ParseNodetoolStatus(lab('nt-idle-compactionstats.txt'))
+
+
+@pytest.mark.parametrize('status, state', [('D', 'N'), ('U', 'J'), ('U', 'L')])
+def testDownOrMovingNodeIsNotUpNormal(lab, status, state):
+  states = node_status.ParseNodetoolStatus(lab('trio-nt-status.txt'))
+  states[1] = dataclasses.replace(states[1], status=status, state=state)
+  expected = ['127.0.0.1', '127.0.0.2', '127.0.0.3']
+  assert node_status.NotUpNormal(states, expected) == ['127.0.0.2']
