@@ -3,18 +3,21 @@
 Cassandra and ScyllaDB print the same layout: per data center a
 `Datacenter: <name>` line, a legend, a header (`--  Address  Load  Tokens
 Owns ...  Host ID  Rack`), then one line per node starting with a two-letter
-code: status U(p)/D(own), state N(ormal)/L(eaving)/J(oining)/M(oving).
+code: status U(p)/D(own), state N(ormal)/L(eaving)/J(oining)/M(oving). Nodes
+with a single token (num_tokens: 1) print no `Tokens` count but a `Token`
+column between `Host ID` and `Rack`.
 """
 
 import dataclasses
 import re
 
 _DATACENTER_RE = re.compile(r'^Datacenter:\s*(\S+)')
-# Load is '?' or a number and a unit ('58.28 MiB'); Owns may be '?'.
+# Load is '?' or a number and a unit ('58.28 MiB'); the rack is last.
 _NODE_RE = re.compile(
     r'^(?P<status>[UD])(?P<state>[NLJM])\s+(?P<address>\S+)\s+'
-    r'(?P<load>\?|\S+(?: [A-Za-z]+)?)\s+(?P<tokens>\d+)\s+(?P<owns>\S+)\s+'
-    r'(?P<host_id>[0-9a-fA-F-]{36})\s+(?P<rack>.*?)\s*$'
+    r'(?P<load>\?|\S+(?: [A-Za-z]+)?)\s.*?'
+    r'(?P<host_id>[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})'
+    r'\s+(?:.*\s)?(?P<rack>\S+)\s*$'
 )
 
 

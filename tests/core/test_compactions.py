@@ -29,6 +29,20 @@ def testCompactionStatsCassandra(lab, name, running, pending):
   assert status == compactions.CompactionStatus(running, pending, 0)
 
 
+@pytest.mark.parametrize('version', ['c509', 'c4110'])
+@pytest.mark.parametrize(
+    'moment, running, pending',
+    [('idle', 0, 0), ('busy', 1, 2), ('after', 0, 0)],
+)
+def testCompactionStatsLiveCassandra(
+    testdata, version, moment, running, pending
+):
+  for suffix in ('', '-H') if moment == 'busy' else ('',):
+    text = testdata('live', f'{version}-{moment}-compactionstats{suffix}.txt')
+    status = compactions.ParseCompactionStats(text)
+    assert status == compactions.CompactionStatus(running, pending)
+
+
 def testCompactionStatsScyllaJmxNodetool(testdata):
   text = testdata('scylla_public', 'issue4444-nodetool-compactionstats.txt')
   status = compactions.ParseCompactionStats(text)
@@ -96,6 +110,24 @@ def testCompactionHistoryWasPrintedInUtc(lab, name):
   plus_one = datetime.timezone(datetime.timedelta(hours=1))
   shifted = compactions.ParseCompactionHistory(lab(name), tz=plus_one)
   assert all(e.compacted_at_ms < e.started_at_ms for e in shifted)
+
+
+@pytest.mark.parametrize('version', ['c509', 'c4110'])
+def testCompactionHistoryMatchesCqlEpochMillis(testdata, version):
+  # system.compaction_history read over CQL right after nodetool gives every
+  # compacted_at as epoch milliseconds: the ground truth for the parse.
+  rows = testdata('live', f'{version}-after-compaction_history-cql.tsv')
+  header, *lines = [line.split('\t') for line in rows.splitlines()]
+  assert header[3] == 'compacted_at_ms'
+  truth = {
+      (ks, cf, int(bytes_in)): int(ms) for _, ks, cf, ms, bytes_in, _ in lines
+  }
+  text = testdata('live', f'{version}-after-compactionhistory.txt')
+  entries = compactions.ParseCompactionHistory(text)
+  assert len(entries) == len(truth)
+  assert {
+      (e.keyspace, e.table, e.bytes_in): e.compacted_at_ms for e in entries
+  } == truth
 
 
 def testCompactionHistoryRejectsOtherOutput(lab):

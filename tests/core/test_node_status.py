@@ -54,3 +54,28 @@ def testDownOrMovingNodeIsNotUpNormal(lab, status, state):
   states[1] = dataclasses.replace(states[1], status=status, state=state)
   expected = ['127.0.0.1', '127.0.0.2', '127.0.0.3']
   assert node_status.NotUpNormal(states, expected) == ['127.0.0.2']
+
+
+@pytest.mark.parametrize(
+    'name, host_id, load',
+    [
+        (
+            'c509-status.txt',
+            '906ab8b4-0a8a-405f-8cfb-2c5603988821',
+            '114.4 KiB',
+        ),
+        (
+            'c4110-status.txt',
+            'd53ca766-0e8e-4a35-8865-c126be24faf6',
+            '104.06 KiB',
+        ),
+    ],
+)
+def testSingleTokenLayout(testdata, name, host_id, load):
+  # num_tokens 1: no Tokens count, a Token column before Rack.
+  states = node_status.ParseNodetoolStatus(testdata('live', name))
+  assert states == [
+      node_status.NodeState(
+          '127.0.0.1', 'U', 'N', 'datacenter1', 'rack1', host_id, load
+      )
+  ]
