@@ -218,19 +218,15 @@ def ParseCompactionHistory(text, tz=datetime.timezone.utc):
 def _LocalTimeMs(text, tz):
   """'2026-11-21T22:28:36.067' in `tz` -> epoch milliseconds.
 
-  A fraction of up to 3 digits is a count of milliseconds: Cassandra always
-  prints 3 digits and ScyllaDB prints the unpadded count, so '.067' and
-  '.67' are both 67 ms. Longer fractions are decimal fractions of a second.
+  The first 3 digits of the fraction are read as a count of milliseconds:
+  Cassandra prints 3 digits and ScyllaDB the unpadded count, so '.067' and
+  '.67' are both 67 ms.
   """
   match = _LOCAL_TIME_RE.match(text)
   if not match:
     raise ValueError(f'not a nodetool local time: {text!r}')
   year, month, day, hour, minute, second, fraction = match.groups()
-  ms = 0
-  if fraction and len(fraction) <= 3:
-    ms = int(fraction)
-  elif fraction:
-    ms = int(fraction[:3])
+  ms = int(fraction[:3]) if fraction else 0
   moment = datetime.datetime(
       int(year),
       int(month),
