@@ -1,0 +1,114 @@
+"""Times parsing a long cassandra-stress text output.
+
+Builds a 4 h output from a real one (tests/testdata/lab): its settings echo
+and header, its interval lines repeated with `total ops` and `time` re-timed
+(the fields re-printed with the tool's own row format), its Results block;
+then times ParseStressOutput on it, at 1 s and 10 s intervals, and
+CommonWindowRate over 30 such loaders. Prints figures; asserts nothing. Not
+collected by pytest.
+
+Run: /opt/pkbvenv/bin/python tests/perf/bench_parse_interval_log.py [--hours 4]
+"""
+
+import argparse
+import itertools
+import pathlib
+import time
+
+from perfkit_plugins.core import stress_output
+
+_FIXTURE = (
+    pathlib.Path(__file__).parents[1]
+    / 'testdata'
+    / 'lab'
+    / 'cs-read-30s-gaussian-t50.txt'
+)
+# StressMetrics.ROWFORMAT of cassandra-stress, in Python's notation.
+_ROW = (
+    '%-10s%10d,%8.0f,%8.0f,%8.0f,%8.1f,%8.1f,%8.1f,%8.1f,%8.1f,%8.1f,%7.1f,'
+    '%9.5f,%7d,%7.0f,%8.0f,%8.0f,%8.0f,%8.0f'
+)
+
+
+def _LongOutput(hours, interval_s):
+  text = _FIXTURE.read_text()
+  head_end = text.index('\n', text.index('type       total ops')) + 1
+  results = text.index('\n\nResults:')
+  lines = stress_output.ParseIntervalLines(text)
+  rows = []
+  total = 0
+  count = int(hours * 3600 / interval_s)
+  for i, line in zip(range(count), itertools.cycle(lines)):
+    total += int(line.op_rate * interval_s)
+    latency = line.latency
+    rows.append(
+        _ROW
+        % (
+            line.op_type + ',',
+            total,
+            line.op_rate,
+            line.partition_rate,
+            line.row_rate,
+            latency.mean_ms,
+            latency.median_ms,
+            latency.p95_ms,
+            latency.p99_ms,
+            latency.p999_ms,
+            latency.max_ms,
+            (i + 1) * interval_s,
+            line.stderr,
+            line.errors,
+            line.gc_count,
+            line.gc_max_ms,
+            line.gc_sum_ms,
+            line.gc_sdv_ms,
+            line.gc_mb,
+        )
+    )
+  return text[:head_end] + '\n'.join(rows) + text[results:], count
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument('--hours', type=float, default=4.0)
+  parser.add_argument('--loaders', type=int, default=30)
+  args = parser.parse_args()
+  for interval_s in (1.0, 10.0):
+    text, count = _LongOutput(args.hours, interval_s)
+    started = time.perf_counter()
+    output = stress_output.ParseStressOutput(text)
+    seconds = time.perf_counter() - started
+    print(
+        '%.1f h at %.0f s intervals: %d of %d lines (%.1f MiB) parsed in'
+        ' %.3f s, %.0f interval lines/s'
+        % (
+            args.hours,
+            interval_s,
+            len(output.intervals),
+            count,
+            len(text) / 2**20,
+            seconds,
+            count / seconds,
+        )
+    )
+    timelines = {
+        'loader-%02d'
+        % i: stress_output.LoaderTimeline(1_795_299_000.0 + i, output.intervals)
+        for i in range(args.loaders)
+    }
+    started = time.perf_counter()
+    rate = stress_output.CommonWindowRate(timelines)
+    print(
+        '  CommonWindowRate over %d such loaders: %.3f s (%.0f op/s over'
+        ' %.0f s)'
+        % (
+            args.loaders,
+            time.perf_counter() - started,
+            rate.op_rate,
+            rate.duration_s,
+        )
+    )
+
+
+if __name__ == '__main__':
+  main()
