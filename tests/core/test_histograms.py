@@ -170,6 +170,19 @@ def test_summary_tag_is_the_one_the_tool_reports():
   assert histograms.SummaryTag('total', fixed_rate=True) == 'total-rt'
 
 
+def test_text_time_zero_is_the_first_hdr_interval_start(lab):
+  # Interval lines carry no wall clock: their time 0 is the start of the HDR
+  # log's first interval (both aligned to the second by the tool), which is
+  # the LoaderTimeline start to give CommonWindowRate.
+  lines = stress_output.ParseIntervalLines(lab(TEXT))
+  start, end = histograms.ParseHdrLog(lab(HDR)).span
+  assert lines[-1].elapsed_s == pytest.approx(end - start, abs=0.05)
+  rate = stress_output.CommonWindowRate(
+      {'a': stress_output.LoaderTimeline(start_s=start, intervals=lines)}
+  )
+  assert rate.start_s == start
+
+
 def test_real_logs_of_two_loaders_add_up(lab):
   single = histograms.MergeHdrLogs({'a': lab(HDR)}).summaries['WRITE-st']
   double = histograms.MergeHdrLogs(
