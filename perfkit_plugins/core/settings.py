@@ -9,6 +9,9 @@ each default is written once. Every error names the flag it came from.
 import dataclasses
 import re
 
+from perfkit_plugins.core import cassandra_config
+from perfkit_plugins.core import stress_tools
+
 FLAG_PREFIX = 'scylla_'
 
 ENGINES = ('scylla', 'cassandra')
@@ -72,6 +75,21 @@ class Settings:
   cassandra_version: str = '5.0.6'
   stress_tool: str = 'scylla'
   stress_release: str = '3.18.1'
+  # Apache Cassandra tuning (--scylla_engine=cassandra). 0, '' and -1 keep
+  # Cassandra's own default. The 2017 c3.2xlarge study used G1,
+  # concurrent_reads 16, concurrent_writes 64, concurrent_compactors 8,
+  # offheap_buffers and trickle_fsync, and compared the default compaction
+  # throughput (16 MB/s then) with 0 (unthrottled).
+  cassandra_heap_gb: int = 0
+  cassandra_gc: str = ''
+  cassandra_compaction_throughput_mb: int = (
+      cassandra_config.DEFAULT_COMPACTION_THROUGHPUT
+  )
+  cassandra_concurrent_reads: int = 0
+  cassandra_concurrent_writes: int = 0
+  cassandra_concurrent_compactors: int = 0
+  cassandra_memtable_allocation_type: str = ''
+  cassandra_trickle_fsync: bool = False
   phases: tuple[str, ...] = DEFAULT_PHASES
   cloud: str = 'GCP'
   server_machine_type: str = ''
@@ -153,6 +171,38 @@ def _Fraction(field, value):
     raise SettingsError(field, f'{value} must be between 0 and 1 (exclusive)')
 
 
+def _ValidateCassandra(s):
+  """Checks the Cassandra version and tuning, where they are used."""
+  _Choice('cassandra_gc', s.cassandra_gc, cassandra_config.GCS)
+  _Choice(
+      'cassandra_memtable_allocation_type',
+      s.cassandra_memtable_allocation_type,
+      cassandra_config.MEMTABLE_ALLOCATION_TYPES,
+  )
+  for field in (
+      'cassandra_heap_gb',
+      'cassandra_concurrent_reads',
+      'cassandra_concurrent_writes',
+      'cassandra_concurrent_compactors',
+  ):
+    _AtLeast(field, getattr(s, field), 0)
+  _AtLeast(
+      'cassandra_compaction_throughput_mb',
+      s.cassandra_compaction_throughput_mb,
+      cassandra_config.DEFAULT_COMPACTION_THROUGHPUT,
+  )
+  if s.engine == 'cassandra' or s.stress_tool == 'apache':
+    try:
+      cassandra_config.SeriesOf(s.cassandra_version)
+    except ValueError as e:
+      raise SettingsError('cassandra_version', str(e)) from e
+  if s.engine == 'cassandra':
+    try:
+      cassandra_config.CheckGc(s.cassandra_version, s.cassandra_gc)
+    except ValueError as e:
+      raise SettingsError('cassandra_gc', str(e)) from e
+
+
 def Validate(s):
   """Checks every setting and their combinations.
 
@@ -191,6 +241,12 @@ def Validate(s):
     raise SettingsError(
         'stress_release', f'{s.stress_release!r} is not a version like 3.18.1'
     )
+  if s.stress_tool == 'scylla':
+    try:
+      stress_tools.CheckScyllaRelease(s.stress_release)
+    except ValueError as e:
+      raise SettingsError('stress_release', str(e)) from e
+  _ValidateCassandra(s)
   if not s.phases:
     raise SettingsError('phases', 'select at least one phase')
   for phase in s.phases:

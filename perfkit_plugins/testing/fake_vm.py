@@ -9,6 +9,8 @@ typically serving real tool outputs from tests/testdata.
 import os
 import re
 
+import jinja2
+
 
 class RemoteCommandError(Exception):
   """Raised like PKB's errors.VirtualMachine.RemoteCommandError."""
@@ -27,7 +29,9 @@ class FakeVm:
     pushed: (local_path, remote_path) of every PushFile/PushDataFile.
     pulled: (local_dir, remote_path) of every PullFile.
     installed: package names given to Install/InstallPackages.
-    remote_files: remote path -> text or bytes served by PullFile.
+    remote_files: remote path -> text or bytes served by PullFile; files
+      written by RenderTemplate land here too.
+    rendered: (template_path, remote_path) of every RenderTemplate.
   """
 
   def __init__(self, name='vm0', internal_ip='10.0.0.2', num_cpus=8):
@@ -41,6 +45,7 @@ class FakeVm:
     self.pulled = []
     self.installed = []
     self.remote_files = {}
+    self.rendered = []
     self._rules = []
 
   def Reply(self, pattern, stdout='', stderr='', fail=False):
@@ -83,6 +88,18 @@ class FakeVm:
     content = self.remote_files[remote_path]
     with open(target, 'wb' if isinstance(content, bytes) else 'w') as f:
       f.write(content)
+
+  def RenderTemplate(self, template_path, remote_path, context):
+    """Renders a jinja2 template as PKB does, into remote_files.
+
+    Like PKB, undefined variables are errors and `vm` is this VM.
+    """
+    self.rendered.append((template_path, remote_path))
+    with open(template_path) as f:
+      template = jinja2.Environment(
+          undefined=jinja2.StrictUndefined
+      ).from_string(f.read())
+    self.remote_files[remote_path] = template.render({'vm': self} | context)
 
   def Install(self, package_name):
     self.installed.append(package_name)

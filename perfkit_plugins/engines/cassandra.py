@@ -1,0 +1,284 @@
+"""Apache Cassandra behind the Engine interface.
+
+How this relates to PKB's `linux_packages/cassandra.py`: that package pins
+apache-cassandra-5.0.0 in a module constant, renders its own cassandra.yaml
+from PKB's `cassandra_*` flags (fixed 256 tokens, heap buffers, 64 MiB/s
+compaction), installs `openjdk` through the `--openjdk_version` flag and starts
+nodes with fixed sleeps. None of that can honour `--scylla_cassandra_version`
+or the tuning flags without monkey-patching module constants, so the engine
+does not call it. It keeps PKB's approach and layout instead: the binary
+tarball from archive.apache.org (same URL scheme), unpacked under /opt/pkb,
+`bin/cassandra -p <pid file>` to start, `kill` of that PID to stop, nodetool
+for everything else, and a cassandra.yaml rendered from a template (ours, in
+perfkit_plugins/data/cassandra/).
+
+The yaml is short: the keys this benchmark decides (names, seeds, addresses,
+snitch, every directory on the data disk, token allocation) plus the tuning
+flags that were set (core/cassandra_config.py picks 4.0 or 4.1+ key names).
+Keys it does not write take Cassandra's built-in defaults, which equal the
+shipped cassandra.yaml's for everything that matters here except the token
+count (built-in 1, shipped 16): that one is written. Heap and GC go into the
+shipped jvm options files: the engine appends its options to
+jvm-server.options and, when a collector is chosen, comments out the shipped
+collector lines first (two collectors make the JVM exit).
+
+Every path and port is a constructor argument, so tests can point the engine
+at a node running on this machine.
+"""
+
+import os
+import posixpath
+import shlex
+
+from perfkit_plugins import tarballs
+from perfkit_plugins.core import cassandra_config
+from perfkit_plugins.core import compactions
+from perfkit_plugins.core import node_status
+from perfkit_plugins.engines import base
+
+# The PKB package module that installs the server (linux_packages/).
+PACKAGE = 'scylla_apache_cassandra'
+CLUSTER_NAME = 'scylla_phases'
+TEMPLATE_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    'data',
+    'cassandra',
+)
+YAML_TEMPLATE = os.path.join(TEMPLATE_DIR, 'cassandra.yaml.j2')
+RACKDC_TEMPLATE = os.path.join(TEMPLATE_DIR, 'cassandra-rackdc.properties.j2')
+# Header of the engine's block in jvm-server.options.
+JVM_OPTIONS_HEADER = '# scylla_phases (perfkit_plugins) settings'
+# Seconds Stop waits for the JVM to exit before it kills it.
+STOP_GRACE_S = 120
+
+
+def InstallServer(vm, version, package_manager, root=tarballs.INSTALL_ROOT):
+  """Installs the Cassandra tarball and the JDK it runs on.
+
+  Args:
+    vm: the server VM.
+    version: Cassandra version, e.g. '5.0.6'.
+    package_manager: 'apt' or 'yum', for the JDK package name.
+    root: install root.
+
+  Returns:
+    The install directory.
+  """
+  java = cassandra_config.SeriesOf(version).java
+  vm.InstallPackages(
+      f'curl {cassandra_config.JavaPackage(java, package_manager)}'
+  )
+  return tarballs.Fetch(
+      vm,
+      cassandra_config.TarballUrl(version),
+      cassandra_config.DirName(version),
+      root,
+  )
+
+
+def PrepareDataDirCommand(data_dir):
+  """Creates the data directories, owned by the login user.
+
+  sudo is used only when the mount point is not writable (a freshly mounted
+  disk belongs to root), so the command also runs where there is no sudo.
+  """
+  top = shlex.quote(data_dir)
+  subdirs = ' '.join(
+      shlex.quote(posixpath.join(data_dir, sub))
+      for _, sub in cassandra_config.DATA_SUBDIRS
+  )
+  return (
+      f'{{ mkdir -p {top} 2>/dev/null && [ -w {top} ]; }}'
+      f' || {{ sudo mkdir -p {top} && sudo chown "$(id -u):$(id -g)" {top}; }}'
+      f' && mkdir -p {subdirs}'
+  )
+
+
+def JvmOptionsCommand(conf_dir, file_name, options=(), comment_gc=False):
+  """Rewrites one shipped jvm options file from its pristine copy.
+
+  The first run saves `<file>.orig`; every run writes the file anew from it,
+  so configuring twice gives the same result.
+
+  Args:
+    conf_dir: Cassandra's conf directory.
+    file_name: e.g. 'jvm-server.options'.
+    options: JVM options to append, one per line.
+    comment_gc: comment out the shipped collector lines
+      (cassandra_config.GC_LINES_SED).
+
+  Returns:
+    A POSIX shell command.
+  """
+  path = shlex.quote(posixpath.join(conf_dir, file_name))
+  orig = shlex.quote(posixpath.join(conf_dir, file_name + '.orig'))
+  if comment_gc:
+    source = f'sed -E {shlex.quote(cassandra_config.GC_LINES_SED)} {orig}'
+  else:
+    source = f'cat {orig}'
+  if options:
+    lines = ' '.join(shlex.quote(o) for o in (JVM_OPTIONS_HEADER, *options))
+    source += f" && printf '%s\\n' {lines}"
+  return f'{{ [ -f {orig} ] || cp {path} {orig}; }} && {{ {source}; }} > {path}'
+
+
+def StartCommand(install_dir, pid_file, out_file):
+  """Starts Cassandra in the background (`-R`: also when run as root)."""
+  return (
+      f'mkdir -p {shlex.quote(posixpath.dirname(out_file))}'
+      f' && cd {shlex.quote(install_dir)} && bin/cassandra -R'
+      f' -p {shlex.quote(pid_file)} > {shlex.quote(out_file)} 2>&1'
+  )
+
+
+def StopCommand(pid_file, grace_s=STOP_GRACE_S):
+  """Stops the process of `pid_file`: TERM, then KILL after grace_s."""
+  pid_path = shlex.quote(pid_file)
+  return (
+      f'if [ -f {pid_path} ]; then pid=$(cat {pid_path});'
+      ' kill "$pid" 2>/dev/null; i=0;'
+      f' while kill -0 "$pid" 2>/dev/null && [ "$i" -lt {int(grace_s)} ];'
+      ' do sleep 1; i=$((i+1)); done;'
+      f' kill -9 "$pid" 2>/dev/null; rm -f {pid_path}; fi'
+  )
+
+
+class CassandraEngine(base.Engine):
+  """Apache Cassandra from the Apache tarball, tuned by the settings.
+
+  Attributes:
+    data_dir: the data disk's mount point (data, commitlog, caches, hints).
+    install_dir: the unpacked tarball.
+    conf_dir: its conf/ directory.
+    log_dir: where Cassandra writes system.log, debug.log and gc.log.
+    pid_file: written by bin/cassandra -p.
+    out_file: the start command's stdout and stderr.
+    nodetool: the nodetool launcher.
+    jmx_port: nodetool's JMX port, or None for nodetool's default (7199).
+    storage_port: internode port written into cassandra.yaml.
+    native_port: CQL port written into cassandra.yaml.
+    cluster_name: cluster_name in cassandra.yaml.
+  """
+
+  NAME = 'cassandra'
+
+  def __init__(
+      self,
+      settings,
+      data_dir,
+      install_dir=None,
+      nodetool=None,
+      jmx_port=None,
+      storage_port=7000,
+      native_port=9042,
+      cluster_name=CLUSTER_NAME,
+  ):
+    super().__init__(settings)
+    self.data_dir = data_dir
+    self.install_dir = install_dir or tarballs.InstallDir(
+        cassandra_config.DirName(settings.cassandra_version)
+    )
+    self.conf_dir = posixpath.join(self.install_dir, 'conf')
+    self.log_dir = posixpath.join(self.install_dir, 'logs')
+    self.pid_file = posixpath.join(self.install_dir, 'cassandra.pid')
+    self.out_file = posixpath.join(self.log_dir, 'startup.out')
+    self.nodetool = nodetool or posixpath.join(
+        self.install_dir, 'bin', 'nodetool'
+    )
+    self.jmx_port = jmx_port
+    self.storage_port = storage_port
+    self.native_port = native_port
+    self.cluster_name = cluster_name
+
+  def NodetoolCommand(self, *args, utc=False):
+    """A nodetool command line; utc=True prints times in UTC."""
+    words = [self.nodetool]
+    if self.jmx_port:
+      words += ['-p', str(self.jmx_port)]
+    command = shlex.join([*words, *args])
+    return f'TZ=UTC {command}' if utc else command
+
+  def _Nodetool(self, vm, *args, utc=False):
+    stdout, _ = vm.RemoteCommand(self.NodetoolCommand(*args, utc=utc))
+    return stdout
+
+  def Install(self, vm):
+    """Installs the tarball and JDK through the PKB package (apt or yum)."""
+    vm.Install(PACKAGE)
+
+  def Configure(self, vm, seed_ips):
+    """Writes cassandra.yaml, the rack file and the JVM options."""
+    s = self.settings
+    vm.RemoteCommand(PrepareDataDirCommand(self.data_dir))
+    vm.RenderTemplate(
+        YAML_TEMPLATE,
+        posixpath.join(self.conf_dir, 'cassandra.yaml'),
+        cassandra_config.YamlContext(
+            s,
+            cluster_name=self.cluster_name,
+            seed_ips=seed_ips,
+            listen_address=vm.internal_ip,
+            data_dir=self.data_dir,
+            storage_port=self.storage_port,
+            native_port=self.native_port,
+        ),
+    )
+    vm.RenderTemplate(
+        RACKDC_TEMPLATE,
+        posixpath.join(self.conf_dir, 'cassandra-rackdc.properties'),
+        cassandra_config.RackdcContext(),
+    )
+    options = cassandra_config.JvmOptions(s, vm.num_cpus)
+    comment_gc = bool(s.cassandra_gc)
+    if not options and not comment_gc:
+      return
+    common, versioned = cassandra_config.JvmOptionsFiles(s.cassandra_version)
+    vm.RemoteCommand(
+        JvmOptionsCommand(self.conf_dir, common, options, comment_gc)
+    )
+    if comment_gc:
+      vm.RemoteCommand(
+          JvmOptionsCommand(self.conf_dir, versioned, comment_gc=True)
+      )
+
+  def Start(self, vm):
+    vm.RemoteCommand(
+        StartCommand(self.install_dir, self.pid_file, self.out_file)
+    )
+
+  def Stop(self, vm):
+    vm.RemoteCommand(StopCommand(self.pid_file))
+
+  def NodeStates(self, vm):
+    return node_status.ParseNodetoolStatus(self._Nodetool(vm, 'status'))
+
+  def Flush(self, vm, keyspace):
+    self._Nodetool(vm, 'flush', keyspace)
+
+  def CompactionStatus(self, vm):
+    return compactions.ParseCompactionStats(
+        self._Nodetool(vm, 'compactionstats')
+    )
+
+  def CompactionHistory(self, vm):
+    return compactions.ParseCompactionHistory(
+        self._Nodetool(vm, 'compactionhistory', utc=True)
+    )
+
+  def Version(self, vm):
+    return cassandra_config.ParseReleaseVersion(self._Nodetool(vm, 'version'))
+
+  def LogPaths(self):
+    common, versioned = cassandra_config.JvmOptionsFiles(
+        self.settings.cassandra_version
+    )
+    logs = ('system.log', 'debug.log', 'gc.log', 'startup.out')
+    confs = (
+        'cassandra.yaml',
+        'cassandra-rackdc.properties',
+        common,
+        versioned,
+    )
+    return [posixpath.join(self.log_dir, f) for f in logs] + [
+        posixpath.join(self.conf_dir, f) for f in confs
+    ]
