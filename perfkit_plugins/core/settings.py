@@ -46,6 +46,14 @@ PHASES = (
 )
 DEFAULT_PHASES = PHASES[:6]
 SATURATION_ACTIONS = ('mark', 'fail')
+# Key distributions of the read phase, reused by the mixed run.
+READ_DISTRIBUTIONS = ('small', 'medium', 'large')
+# Compaction strategies ScyllaDB's cassandra-stress 3.18.1 knows: it checks the
+# class among those it bundles (org.apache.cassandra.db.compaction.*), which
+# include IncrementalCompactionStrategy but not UnifiedCompactionStrategy.
+SCYLLA_STRESS_COMPACTION_STRATEGIES = tuple(
+    c for c in COMPACTION_STRATEGIES if c != 'UnifiedCompactionStrategy'
+)
 DATA_DISKS = ('local', 'network')
 
 _RELEASE_RE = re.compile(r'^\d{1,4}\.\d{1,2}(\.\d{1,3})?$')
@@ -134,6 +142,8 @@ class Settings:
   mixed_duration_s: int = 1800
   mixed_write_ratio: int = 1
   mixed_read_ratio: int = 1
+  # keys the mixed run visits: one of the read phase's distributions.
+  mixed_distribution: str = 'medium'
   write_only_duration_s: int = 1800
   read_cache_duration_s: int = 1800
   # quiesce.
@@ -221,6 +231,16 @@ def Validate(s):
   _Choice('compaction_strategy', s.compaction_strategy, COMPACTION_STRATEGIES)
   _Choice('data_disk', s.data_disk, DATA_DISKS)
   _AtLeast('network_disk_gb', s.network_disk_gb, 10)
+  _Choice('mixed_distribution', s.mixed_distribution, READ_DISTRIBUTIONS)
+  if (
+      s.stress_tool == 'scylla'
+      and s.compaction_strategy not in SCYLLA_STRESS_COMPACTION_STRATEGIES
+  ):
+    raise SettingsError(
+        'compaction_strategy',
+        f"ScyllaDB's cassandra-stress rejects {s.compaction_strategy}; use"
+        ' --scylla_stress_tool=apache or another strategy',
+    )
   _Choice(
       'loader_saturation_action',
       s.loader_saturation_action,
@@ -309,6 +329,12 @@ def Validate(s):
     raise SettingsError('latency_rates', 'give at least one rate')
   for rate in s.latency_rates:
     _AtLeast('latency_rates', rate, 1)
+  if len(set(s.latency_rates)) != len(s.latency_rates):
+    raise SettingsError(
+        'latency_rates',
+        f'{",".join(map(str, s.latency_rates))} repeats a rate (each rate'
+        ' names its step)',
+    )
   _Fraction('rdw_writer_fraction', s.rdw_writer_fraction)
   _Fraction('rdw_write_range_fraction', s.rdw_write_range_fraction)
   if 'reads_during_writes' in s.phases and s.loader_count < 2:
