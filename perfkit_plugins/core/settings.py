@@ -10,6 +10,7 @@ import dataclasses
 import re
 
 from perfkit_plugins.core import cassandra_config
+from perfkit_plugins.core import scylla_config
 from perfkit_plugins.core import stress_tools
 
 FLAG_PREFIX = 'scylla_'
@@ -55,6 +56,9 @@ SCYLLA_STRESS_COMPACTION_STRATEGIES = tuple(
     c for c in COMPACTION_STRATEGIES if c != 'UnifiedCompactionStrategy'
 )
 DATA_DISKS = ('local', 'network')
+# 'reuse': iotune on the first server, its result copied to the others;
+# 'iotune': iotune on every server.
+IO_SETUPS = ('reuse', 'iotune')
 
 _RELEASE_RE = re.compile(r'^\d{1,4}\.\d{1,2}(\.\d{1,3})?$')
 _VERSION_RE = re.compile(r'^\d+\.\d+\.\d+$')
@@ -79,7 +83,7 @@ class Settings:
   """
 
   engine: str = 'scylla'
-  release: str = '2025.1'
+  release: str = '2026.3'
   cassandra_version: str = '5.0.6'
   stress_tool: str = 'scylla'
   stress_release: str = '3.18.1'
@@ -107,6 +111,15 @@ class Settings:
   # 'network': one network disk of network_disk_gb.
   data_disk: str = 'local'
   network_disk_gb: int = 1000
+  # ScyllaDB server (engine 'scylla'). nic: interface perftune tunes, ''
+  # for the default route's; yaml_extra: YAML mapping of extra
+  # scylla.yaml settings; bringup_timeout_s: until every node sees every
+  # node Up/Normal.
+  cluster_name: str = 'scylla_phases'
+  nic: str = ''
+  io_setup: str = 'reuse'
+  yaml_extra: str = ''
+  bringup_timeout_s: int = 1800
   loader_count: int = 4
   replication_factor: int = 3
   consistency_level: str = 'QUORUM'
@@ -213,6 +226,22 @@ def _ValidateCassandra(s):
       raise SettingsError('cassandra_gc', str(e)) from e
 
 
+def _ValidateScyllaServer(s):
+  """Checks the ScyllaDB server settings."""
+  _Choice('io_setup', s.io_setup, IO_SETUPS)
+  if not re.match(r'^[A-Za-z0-9_.-]{1,64}$', s.cluster_name):
+    raise SettingsError(
+        'cluster_name', f'{s.cluster_name!r}: use 1-64 of A-Z a-z 0-9 _ . -'
+    )
+  if not re.match(r'^[A-Za-z0-9_.:-]{0,15}$', s.nic):
+    raise SettingsError('nic', f'{s.nic!r} is not a network interface name')
+  try:
+    scylla_config.ParseYamlExtra(s.yaml_extra)
+  except ValueError as e:
+    raise SettingsError('yaml_extra', str(e)) from e
+  _AtLeast('bringup_timeout_s', s.bringup_timeout_s, 60)
+
+
 def Validate(s):
   """Checks every setting and their combinations.
 
@@ -231,6 +260,7 @@ def Validate(s):
   _Choice('compaction_strategy', s.compaction_strategy, COMPACTION_STRATEGIES)
   _Choice('data_disk', s.data_disk, DATA_DISKS)
   _AtLeast('network_disk_gb', s.network_disk_gb, 10)
+  _ValidateScyllaServer(s)
   _Choice('mixed_distribution', s.mixed_distribution, READ_DISTRIBUTIONS)
   if (
       s.stress_tool == 'scylla'

@@ -1,0 +1,138 @@
+"""Bringing a database cluster up and down, for any Engine.
+
+The first server is the seed: it is configured and started first, the others
+join one at a time (each waits until the seed sees it Up/Normal, so no two
+nodes bootstrap at once), then every node must see every node Up/Normal
+before the deadline. On failure each node's logs and configs are pulled into
+a local directory before the error propagates.
+"""
+
+import logging
+import os
+import time
+
+from perfkit_plugins.core import node_status
+
+
+class BringUpError(Exception):
+  """The cluster did not reach Up/Normal on every node in time."""
+
+
+def _Sequential(function, items):
+  for item in items:
+    function(item)
+
+
+def Configure(engine, servers, run_parallel=_Sequential):
+  """Configures the seed, then the other servers.
+
+  Args:
+    engine: base.Engine.
+    servers: server VMs; the first is the seed.
+    run_parallel: callable(function, items) running function on every item
+      (PKB's background_tasks.RunThreaded); sequential by default.
+
+  Returns:
+    the seed addresses.
+  """
+  seed_ips = [servers[0].internal_ip]
+  engine.Configure(servers[0], seed_ips)
+  if servers[1:]:
+    run_parallel(lambda vm: engine.Configure(vm, seed_ips), servers[1:])
+  return seed_ips
+
+
+def _WaitUpNormal(engine, observer, addresses, deadline, poll_s, sleep, clock):
+  """Polls `observer` until it lists every address as Up/Normal."""
+  while True:
+    try:
+      missing = node_status.NotUpNormal(engine.NodeStates(observer), addresses)
+    except Exception as e:  # pylint: disable=broad-except
+      # Nodetool fails while the node is still starting; keep polling.
+      missing = [f'(no answer: {e})']
+    if not missing:
+      return
+    if clock() >= deadline:
+      raise BringUpError(
+          f'{observer.name} does not see {sorted(missing)} Up/Normal'
+      )
+    sleep(poll_s)
+
+
+def Start(
+    engine,
+    servers,
+    timeout_s,
+    log_dir,
+    poll_s=10,
+    sleep=time.sleep,
+    clock=time.monotonic,
+):
+  """Starts the seed, then the others; waits for Up/Normal everywhere.
+
+  Args:
+    engine: base.Engine.
+    servers: configured server VMs; the first is the seed.
+    timeout_s: deadline for the whole bring-up.
+    log_dir: local directory receiving each node's logs on failure.
+    poll_s: seconds between status polls.
+    sleep: sleep function (tests pass a fake).
+    clock: monotonic clock function (tests pass a fake).
+
+  Raises:
+    BringUpError: a node is not Up/Normal everywhere by the deadline (the
+      logs are in log_dir).
+  """
+  deadline = clock() + timeout_s
+  seed = servers[0]
+  started = []
+  try:
+    for vm in servers:
+      engine.Start(vm)
+      started.append(vm.internal_ip)
+      _WaitUpNormal(engine, seed, started, deadline, poll_s, sleep, clock)
+    for vm in servers[1:]:
+      _WaitUpNormal(engine, vm, started, deadline, poll_s, sleep, clock)
+  except Exception:
+    PullLogs(engine, servers, log_dir)
+    raise
+
+
+def PullLogs(engine, servers, log_dir):
+  """Copies every node's logs and configs into log_dir/<vm name>/.
+
+  Never raises for a missing file: this runs while something already failed.
+
+  Returns:
+    list of local paths pulled.
+  """
+  pulled = []
+  for vm in servers:
+    target = os.path.join(log_dir, vm.name)
+    os.makedirs(target, exist_ok=True)
+    # Engines whose logs are not plain files (journald) write them out first.
+    prepare = getattr(engine, 'PrepareLogs', None)
+    if prepare:
+      prepare(vm)
+    for path in engine.LogPaths():
+      try:
+        vm.PullFile(target, path)
+        pulled.append(os.path.join(target, os.path.basename(path)))
+      except Exception as e:  # pylint: disable=broad-except
+        logging.warning('%s: could not pull %s: %s', vm.name, path, e)
+  return pulled
+
+
+def Stop(engine, servers, clean=True):
+  """Stops every node and, when the engine can, removes its data.
+
+  Args:
+    engine: base.Engine.
+    servers: server VMs.
+    clean: also call engine.Clean(vm) where the engine has it.
+  """
+  for vm in servers:
+    engine.Stop(vm)
+    clean_node = getattr(engine, 'Clean', None) if clean else None
+    if clean_node:
+      clean_node(vm)

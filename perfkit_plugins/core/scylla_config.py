@@ -1,0 +1,272 @@
+"""ScyllaDB server configuration: repositories, setup arguments, scylla.yaml.
+
+Pure functions: the operations code (engines/scylla.py, raid.py) runs the
+commands and feeds the nodes' answers (help texts, versions, the packaged
+scylla.yaml) back in here.
+"""
+
+import json
+import re
+
+import yaml
+
+# ScyllaDB's package repositories (docs: "Install ScyllaDB Linux Packages").
+APT_LIST_URL = 'https://downloads.scylladb.com/deb/debian/scylla-{series}.list'
+YUM_REPO_URL = 'https://downloads.scylladb.com/rpm/centos/scylla-{series}.repo'
+# ScyllaDB's package signing key, fetched from the Ubuntu keyserver.
+APT_KEY_ID = 'c503c686b007f39e'
+APT_KEYSERVER = 'hkp://keyserver.ubuntu.com:80'
+
+SEED_PROVIDER = 'org.apache.cassandra.locator.SimpleSeedProvider'
+SNITCH = 'GossipingPropertyFileSnitch'
+DATACENTER = 'datacenter1'
+RACK = 'rack1'
+
+# Keys the benchmark writes itself; --scylla_yaml_extra may not set them.
+MANAGED_KEYS = (
+    'cluster_name',
+    'seed_provider',
+    'listen_address',
+    'rpc_address',
+    'endpoint_snitch',
+    'enable_tablets',
+    'tablets_mode_for_new_keyspaces',
+)
+# First release whose scylla.yaml takes tablets_mode_for_new_keyspaces;
+# before it (6.0 .. 2025.1.1) tablets are switched with enable_tablets.
+TABLETS_MODE_SINCE = (2025, 1, 2)
+
+_RELEASE_RE = re.compile(r'^(\d{1,4})\.(\d{1,2})(?:\.(\d{1,3}))?$')
+_HELP_FLAG_RE = re.compile(r'(?<![\w-])(--[a-z0-9][a-z0-9-]*)')
+_YAML_KEY_RE = re.compile(r'^[a-z][a-z0-9_]*$')
+_ROUTE_DEV_RE = re.compile(r'\bdev\s+(\S+)')
+
+
+def _ParseRelease(release):
+  match = _RELEASE_RE.match(release)
+  if not match:
+    raise ValueError(
+        f'{release!r} is not a ScyllaDB release such as 2026.3 or 2026.3.1'
+    )
+  return match.groups()
+
+
+def ReleaseSeries(release):
+  """'2026.3.1' -> '2026.3', the repository's series."""
+  major, minor, _ = _ParseRelease(release)
+  return f'{major}.{minor}'
+
+
+def AptListUrl(release):
+  return APT_LIST_URL.format(series=ReleaseSeries(release))
+
+
+def YumRepoUrl(release):
+  return YUM_REPO_URL.format(series=ReleaseSeries(release))
+
+
+def PinnedPackageVersion(release):
+  """The package version pattern of an X.Y.Z release, None for X.Y.
+
+  A series repository holds all patch releases; X.Y installs the newest.
+  """
+  major, minor, patch = _ParseRelease(release)
+  return None if patch is None else f'{major}.{minor}.{patch}'
+
+
+def AptPreferences(release):
+  """An apt_preferences(5) file pinning every scylla package to X.Y.Z.
+
+  Pinning by preference (not `pkg=version` on the command line) holds the
+  whole dependency set (scylla-server, -conf, -python3, ...) at one version
+  whatever sub-packages a release has. None for an X.Y release.
+  """
+  version = PinnedPackageVersion(release)
+  if version is None:
+    return None
+  return f'Package: scylla*\nPin: version {version}-*\nPin-Priority: 1001\n'
+
+
+def ParseDefaultRouteNic(text):
+  """The interface of the default route (`ip -o -4 route show default`).
+
+  GCE's Ubuntu images call it ens4, most others eth0; scylla_setup falls back
+  to eth0 when not told, so it is always given.
+
+  Raises:
+    ValueError: no default route.
+  """
+  match = _ROUTE_DEV_RE.search(text)
+  if not match:
+    raise ValueError(f'no default route in: {text!r}')
+  return match.group(1)
+
+
+def ParseHelpFlags(help_text):
+  """The long options an argparse --help text lists."""
+  return frozenset(_HELP_FLAG_RE.findall(help_text))
+
+
+def _Require(help_flags, flag, script):
+  if flag not in help_flags:
+    raise ValueError(f'{script} of this release has no {flag} option')
+
+
+def ScyllaSetupArgs(help_flags, nic, run_iotune):
+  """scylla_setup arguments for a non-interactive run, valid for its release.
+
+  RAID is done before, by scylla_raid_setup (or PKB for a network disk), so
+  scylla_setup skips it. It tunes NIC and disk IRQs with perftune and writes
+  cpuset.conf (--setup-nic-and-disks), and runs iotune unless the node gets
+  the first node's io_properties.yaml. NTP, coredump and version-check
+  steps are skipped: they change nothing ScyllaDB's performance depends on
+  and reach the network or fill the boot disk. An option the installed
+  scylla_setup does not list is never passed (argparse exits on unknown
+  options).
+
+  Args:
+    help_flags: ParseHelpFlags of the node's `scylla_setup --help`.
+    nic: network interface to tune.
+    run_iotune: run iotune on this node.
+
+  Returns:
+    list of arguments (unquoted).
+
+  Raises:
+    ValueError: the release lacks an option the benchmark cannot do without.
+  """
+  for flag in ('--no-raid-setup', '--nic', '--setup-nic-and-disks'):
+    _Require(help_flags, flag, 'scylla_setup')
+  args = ['--no-raid-setup', '--nic', nic, '--setup-nic-and-disks']
+  args += [
+      f
+      for f in ('--no-version-check', '--no-ntp-setup', '--no-coredump-setup')
+      if f in help_flags
+  ]
+  if run_iotune:
+    if '--io-setup' in help_flags:
+      args += ['--io-setup', '1']
+  else:
+    _Require(help_flags, '--no-io-setup', 'scylla_setup')
+    args.append('--no-io-setup')
+  return args
+
+
+def RaidSetupArgs(help_flags, disks):
+  """scylla_raid_setup arguments for one RAID0 over `disks`.
+
+  ScyllaDB's own layout: mdadm RAID0 with a 1 MiB chunk, mkfs.xfs with the
+  release's options, mounted at /var/lib/scylla with noatime (and discard)
+  by a systemd mount unit, owned by the scylla user. `--enable-on-nextboot`
+  is what scylla_setup passes itself. With a single disk scylla_raid_setup
+  formats it without an array, as ScyllaDB does.
+
+  Args:
+    help_flags: ParseHelpFlags of the node's `scylla_raid_setup --help`.
+    disks: device paths.
+
+  Returns:
+    list of arguments (unquoted).
+
+  Raises:
+    ValueError: no disks, or the release lacks --disks.
+  """
+  if not disks:
+    raise ValueError('no local disks to build the RAID array from')
+  _Require(help_flags, '--disks', 'scylla_raid_setup')
+  args = ['--disks', ','.join(disks)]
+  for flag, value in (
+      ('--enable-on-nextboot', None),
+      ('--raid-level', '0'),
+      ('--online-discard', '1'),
+  ):
+    if flag in help_flags:
+      args += [flag] if value is None else [flag, value]
+  return args
+
+
+def TabletsSetting(version, tablets):
+  """The scylla.yaml key and value switching tablets for new keyspaces.
+
+  Args:
+    version: installed release tuple, e.g. (2026, 3, 1).
+    tablets: whether new keyspaces use tablets.
+
+  Returns:
+    (key, value).
+  """
+  if tuple(version) >= TABLETS_MODE_SINCE:
+    return 'tablets_mode_for_new_keyspaces', (
+        'enabled' if tablets else 'disabled'
+    )
+  return 'enable_tablets', bool(tablets)
+
+
+def ParseYamlExtra(text):
+  """--scylla_yaml_extra: a YAML (or JSON) mapping of extra scylla.yaml keys.
+
+  Raises:
+    ValueError: not a mapping, a malformed key, or a key the benchmark sets.
+  """
+  if not text.strip():
+    return {}
+  try:
+    extra = yaml.safe_load(text)
+  except yaml.YAMLError as e:
+    raise ValueError(f'not YAML: {e}') from e
+  if not isinstance(extra, dict):
+    raise ValueError(f'{text!r} is not a mapping of scylla.yaml keys')
+  for key in extra:
+    if not isinstance(key, str) or not _YAML_KEY_RE.match(key):
+      raise ValueError(f'{key!r} is not a scylla.yaml key')
+    if key in MANAGED_KEYS:
+      raise ValueError(f'{key} is set by the benchmark; it cannot be given')
+  return extra
+
+
+def ScyllaYamlContext(
+    packaged_yaml,
+    cluster_name,
+    seeds,
+    listen_address,
+    tablets_setting,
+    extra,
+):
+  """Template context for data/scylla/scylla.yaml.j2.
+
+  Every setting of the release's packaged scylla.yaml is kept (releases set
+  non-default values there, e.g. rf_rack_valid_keyspaces), then the extra
+  settings, then the benchmark's own keys. Values are JSON text, which YAML
+  reads as is.
+
+  Args:
+    packaged_yaml: the installed /etc/scylla/scylla.yaml as shipped.
+    cluster_name: cluster name.
+    seeds: seed addresses.
+    listen_address: the node's internal address (also rpc_address).
+    tablets_setting: TabletsSetting result.
+    extra: ParseYamlExtra result.
+
+  Returns:
+    dict for RenderTemplate.
+  """
+  packaged = yaml.safe_load(packaged_yaml) or {}
+  others = {k: v for k, v in packaged.items() if k not in MANAGED_KEYS}
+  others.update(extra)
+  tablets_key, tablets_value = tablets_setting
+  return {
+      'cluster_name': json.dumps(cluster_name),
+      'seed_provider': json.dumps(SEED_PROVIDER),
+      'seeds': json.dumps(','.join(seeds)),
+      'listen_address': json.dumps(listen_address),
+      'rpc_address': json.dumps(listen_address),
+      'endpoint_snitch': json.dumps(SNITCH),
+      'tablets_key': tablets_key,
+      'tablets_value': json.dumps(tablets_value),
+      'other_settings': [(k, json.dumps(v)) for k, v in others.items()],
+  }
+
+
+def RackDcContext():
+  """Template context for data/scylla/cassandra-rackdc.properties.j2."""
+  return {'dc': DATACENTER, 'rack': RACK}

@@ -1,0 +1,385 @@
+"""ScyllaDB on the server VMs: install, tune, configure, run, observe.
+
+Installation follows ScyllaDB's "Install ScyllaDB Linux Packages" (signed
+apt repository or yum repo file of one release series); tuning is ScyllaDB's
+own: scylla_raid_setup for the data volume (see raid.py), then scylla_setup
+with the options the installed release lists. Every command is built by one
+function below and quotes every value it carries.
+"""
+
+import logging
+import os
+import shlex
+import threading
+
+import perfkit_plugins
+from perfkit_plugins import raid
+from perfkit_plugins.core import compactions
+from perfkit_plugins.core import local_disks
+from perfkit_plugins.core import node_status
+from perfkit_plugins.core import scylla_config
+from perfkit_plugins.core import tuning
+from perfkit_plugins.engines import base
+
+SCRIPTS_DIR = raid.SCRIPTS_DIR
+SCYLLA_YAML = '/etc/scylla/scylla.yaml'
+PACKAGED_YAML = '/etc/scylla/scylla.yaml.packaged'
+RACKDC = '/etc/scylla/cassandra-rackdc.properties'
+SCYLLA_D = '/etc/scylla.d'
+IO_PROPERTIES = f'{SCYLLA_D}/io_properties.yaml'
+IO_CONF = f'{SCYLLA_D}/io.conf'
+CPUSET_CONF = f'{SCYLLA_D}/cpuset.conf'
+PERFTUNE_YAML = f'{SCYLLA_D}/perftune.yaml'
+# PKB's remote scratch directory (vm_util.VM_TMP_DIR), owned by the ssh user.
+REMOTE_TMP = '/tmp/pkb'
+JOURNAL_LOG = f'{REMOTE_TMP}/scylla-server.log'
+API = 'http://127.0.0.1:10000'
+APT_KEYRING = '/etc/apt/keyrings/scylladb.gpg'
+APT_LIST = '/etc/apt/sources.list.d/scylla.list'
+APT_PREFERENCES = '/etc/apt/preferences.d/scylla.pref'
+YUM_REPO = '/etc/yum.repos.d/scylla.repo'
+TEMPLATE_DIR = os.path.join(
+    os.path.dirname(perfkit_plugins.__file__), 'data', 'scylla'
+)
+
+
+# Installation.
+
+
+def AptKeyCommand():
+  """ScyllaDB's signing key into /etc/apt/keyrings (as ScyllaDB documents)."""
+  gpg = (
+      'sudo gpg --homedir /tmp --no-default-keyring'
+      ' --keyring /tmp/scylladb-key.gpg'
+  )
+  key = scylla_config.APT_KEY_ID
+  return (
+      'sudo mkdir -p /etc/apt/keyrings'
+      f' && {gpg} --keyserver {scylla_config.APT_KEYSERVER} --recv-keys {key}'
+      f' && {gpg} --export --armor {key} | gpg --dearmor'
+      f' | sudo tee {APT_KEYRING} > /dev/null'
+  )
+
+
+def AptListCommand(release):
+  url = scylla_config.AptListUrl(release)
+  return f'sudo curl -fsSL -o {APT_LIST} {shlex.quote(url)}'
+
+
+def WriteFileCommand(path, text):
+  """Writes `text` to a root-owned file."""
+  return (
+      f'printf %s {shlex.quote(text)} | sudo tee {shlex.quote(path)}'
+      ' > /dev/null'
+  )
+
+
+def YumRepoCommand(release):
+  url = scylla_config.YumRepoUrl(release)
+  return f'sudo curl -fsSL -o {YUM_REPO} {shlex.quote(url)}'
+
+
+def EpelCommand():
+  """EPEL, which ScyllaDB's RPMs depend on (CentOS, then Rocky/RHEL)."""
+  return (
+      'sudo yum install -y epel-release || sudo yum install -y'
+      ' https://dl.fedoraproject.org/pub/epel/'
+      'epel-release-latest-$(rpm -E %rhel).noarch.rpm'
+  )
+
+
+def YumPackage(release):
+  """`scylla` (newest of the series) or `scylla-X.Y.Z`."""
+  version = scylla_config.PinnedPackageVersion(release)
+  return 'scylla' if version is None else f'scylla-{version}'
+
+
+def AptInstall(vm, release):
+  """Installs ScyllaDB `release` (X.Y or X.Y.Z) on Debian/Ubuntu."""
+  vm.RemoteCommand(AptKeyCommand())
+  vm.RemoteCommand(AptListCommand(release))
+  preferences = scylla_config.AptPreferences(release)
+  if preferences:
+    vm.RemoteCommand(WriteFileCommand(APT_PREFERENCES, preferences))
+  vm.RemoteCommand('sudo apt-get update')
+  vm.InstallPackages('scylla')
+
+
+def YumInstall(vm, release):
+  """Installs ScyllaDB `release` (X.Y or X.Y.Z) on RHEL-family systems."""
+  vm.RemoteCommand(EpelCommand())
+  vm.RemoteCommand(YumRepoCommand(release))
+  vm.InstallPackages(YumPackage(release))
+
+
+# Tuning.
+
+
+def DefaultRouteCommand():
+  return 'ip -o -4 route show default'
+
+
+def ScyllaSetupCommand(args):
+  return f'sudo {SCRIPTS_DIR}/scylla_setup ' + shlex.join(args)
+
+
+def IrqMaskCommand(nic):
+  return (
+      f'sudo {SCRIPTS_DIR}/perftune.py --tune net --nic {shlex.quote(nic)}'
+      ' --get-irq-cpu-mask'
+  )
+
+
+def ReadFileCommand(path):
+  return f'sudo cat {shlex.quote(path)}'
+
+
+def LscpuCommand():
+  return 'lscpu -p=CPU,CORE,SOCKET,NODE'
+
+
+def VersionCommand():
+  return 'scylla --version'
+
+
+def ReadTuning(vm, nic):
+  """The tuning scylla_setup left on one node, as a plain record."""
+  cpuset_text, _ = vm.RemoteCommand(ReadFileCommand(CPUSET_CONF))
+  mask, _ = vm.RemoteCommand(IrqMaskCommand(nic))
+  io_text, _ = vm.RemoteCommand(ReadFileCommand(IO_PROPERTIES))
+  nproc, _ = vm.RemoteCommand('nproc')
+  lscpu, _ = vm.RemoteCommand(LscpuCommand())
+  version, _ = vm.RemoteCommand(VersionCommand())
+  cpuset, smp = tuning.ParseCpusetConf(cpuset_text)
+  return tuning.TuningRecord(
+      node=vm.name,
+      topology=tuning.ParseLscpuTopology(lscpu),
+      nproc=int(nproc.strip()),
+      cpuset=cpuset,
+      smp=smp,
+      irq_cpus=tuning.ParseCpuMask(mask),
+      io_properties=tuning.ParseIoProperties(io_text),
+      version=version.strip(),
+  )
+
+
+# Configuration.
+
+
+def PreservePackagedYamlCommand():
+  """Keeps the release's scylla.yaml once, before it is first replaced."""
+  return f'sudo cp -n {SCYLLA_YAML} {PACKAGED_YAML}'
+
+
+def InstallFileCommand(source, target):
+  return (
+      f'sudo install -m 644 -o root -g root {shlex.quote(source)}'
+      f' {shlex.quote(target)}'
+  )
+
+
+# Running.
+
+
+def ServiceCommand(action):
+  return f'sudo systemctl {action} scylla-server'
+
+
+def NodetoolStatusCommand():
+  return 'nodetool status'
+
+
+def FlushCommand(keyspace):
+  return f'nodetool flush {shlex.quote(keyspace)}'
+
+
+def RestGetCommand(path):
+  return f'curl -sSf {shlex.quote(API + path)}'
+
+
+def TabletsCommand():
+  return f'cqlsh -e {shlex.quote(compactions.SCYLLA_TABLETS_QUERY)}'
+
+
+def JournalCommand():
+  return (
+      f'mkdir -p {REMOTE_TMP} && sudo journalctl -u scylla-server --no-pager'
+      f' -o short-precise > {JOURNAL_LOG}'
+  )
+
+
+def RemoveDataCommand():
+  dirs = ' '.join(
+      f'{local_disks.DATA_DIR}/{d}/*'
+      for d in ('data', 'commitlog', 'hints', 'view_hints', 'saved_caches')
+  )
+  return f'sudo rm -rf {dirs}'
+
+
+class ScyllaEngine(base.Engine):
+  """ScyllaDB from the vendor's packages, tuned by its own scripts.
+
+  Configure the first server alone, then the others (cluster.Configure does):
+  with --scylla_io_setup=reuse the first server's iotune result is copied to
+  the others, which must be identical machines.
+
+  Attributes:
+    tuning_records: TuningRecord of every configured server, by VM name.
+    volumes: raid.DataVolume of every configured server, by VM name.
+  """
+
+  NAME = 'scylla'
+
+  def __init__(self, settings, local_ssds=0, output_dir=None):
+    """Creates the engine.
+
+    Args:
+      settings: validated settings.Settings.
+      local_ssds: local SSDs of the server type (local_disks.LocalSsdCount).
+      output_dir: local directory for raw outputs (device listings).
+    """
+    super().__init__(settings)
+    self.local_ssds = local_ssds
+    self.output_dir = output_dir
+    self.extra_yaml = scylla_config.ParseYamlExtra(settings.yaml_extra)
+    self.tuning_records = {}
+    self.volumes = {}
+    self._io_files = None
+    self._lock = threading.Lock()
+
+  def Install(self, vm):
+    vm.Install('scylla_server')
+
+  def Configure(self, vm, seed_ips):
+    """Data volume, scylla_setup, scylla.yaml; records the tuning."""
+    if self.settings.data_disk == 'local':
+      volume = raid.BuildDataRaid(vm, self.local_ssds, self.output_dir)
+    else:
+      volume = raid.UseNetworkDisk(vm)
+    nic = self.settings.nic or self._DefaultNic(vm)
+    with self._lock:
+      io_files = self._io_files if self.settings.io_setup == 'reuse' else None
+    if io_files:
+      for path, text in io_files:
+        vm.RemoteCommand(WriteFileCommand(path, text))
+    help_text, _ = vm.RemoteCommand(raid.ScriptHelpCommand('scylla_setup'))
+    args = scylla_config.ScyllaSetupArgs(
+        scylla_config.ParseHelpFlags(help_text), nic, run_iotune=not io_files
+    )
+    vm.RemoteCommand(ScyllaSetupCommand(args))
+    if not io_files:
+      files = tuple(
+          (path, vm.RemoteCommand(ReadFileCommand(path))[0])
+          for path in (IO_PROPERTIES, IO_CONF)
+      )
+      with self._lock:
+        self._io_files = self._io_files or files
+    self._WriteConfig(vm, seed_ips)
+    record = ReadTuning(vm, nic)
+    with self._lock:
+      self.volumes[vm.name] = volume
+      self.tuning_records[vm.name] = record
+
+  def _DefaultNic(self, vm):
+    out, _ = vm.RemoteCommand(DefaultRouteCommand())
+    return scylla_config.ParseDefaultRouteNic(out)
+
+  def _WriteConfig(self, vm, seed_ips):
+    vm.RemoteCommand(PreservePackagedYamlCommand())
+    packaged, _ = vm.RemoteCommand(ReadFileCommand(PACKAGED_YAML))
+    version = tuning.ReleaseOfVersion(self.Version(vm))
+    context = scylla_config.ScyllaYamlContext(
+        packaged,
+        self.settings.cluster_name,
+        seed_ips,
+        vm.internal_ip,
+        scylla_config.TabletsSetting(version, self.settings.tablets),
+        self.extra_yaml,
+    )
+    for template, target, values in (
+        ('scylla.yaml.j2', SCYLLA_YAML, context),
+        (
+            'cassandra-rackdc.properties.j2',
+            RACKDC,
+            scylla_config.RackDcContext(),
+        ),
+    ):
+      staged = f'{REMOTE_TMP}/{os.path.basename(target)}'
+      vm.RenderTemplate(os.path.join(TEMPLATE_DIR, template), staged, values)
+      vm.RemoteCommand(InstallFileCommand(staged, target))
+
+  def Start(self, vm):
+    vm.RemoteCommand(ServiceCommand('start'))
+
+  def Stop(self, vm):
+    vm.RemoteCommand(ServiceCommand('stop'), ignore_failure=True)
+
+  def Clean(self, vm):
+    """Removes the node's data; with local SSDs also the array."""
+    self.Stop(vm)
+    vm.RemoteCommand(RemoveDataCommand())
+    if self.settings.data_disk == 'local':
+      raid.RemoveRaid(vm)
+
+  def NodeStates(self, vm):
+    out, _ = vm.RemoteCommand(NodetoolStatusCommand())
+    return node_status.ParseNodetoolStatus(out)
+
+  def Flush(self, vm, keyspace):
+    vm.RemoteCommand(FlushCommand(keyspace))
+
+  def CompactionStatus(self, vm):
+    running, _ = vm.RemoteCommand(
+        RestGetCommand(compactions.SCYLLA_COMPACTIONS_PATH)
+    )
+    pending, _ = vm.RemoteCommand(
+        RestGetCommand(compactions.SCYLLA_PENDING_TASKS_PATH)
+    )
+    transitions = 0
+    if self.settings.tablets:
+      tablets, _ = vm.RemoteCommand(TabletsCommand())
+      transitions = compactions.ParseScyllaTabletTransitions(tablets)
+    return compactions.CompactionStatus(
+        running=compactions.ParseScyllaRunningCompactions(running),
+        pending=compactions.ParseScyllaPendingTasks(pending),
+        tablet_transitions=transitions,
+    )
+
+  def CompactionHistory(self, vm):
+    out, _ = vm.RemoteCommand(RestGetCommand(compactions.SCYLLA_HISTORY_PATH))
+    return compactions.ParseScyllaCompactionHistory(out)
+
+  def Version(self, vm):
+    out, _ = vm.RemoteCommand(VersionCommand())
+    return out.strip()
+
+  def PrepareLogs(self, vm):
+    """Writes the server's journal to JOURNAL_LOG, one of LogPaths."""
+    vm.RemoteCommand(JournalCommand(), ignore_failure=True)
+
+  def LogPaths(self):
+    return [
+        JOURNAL_LOG,
+        SCYLLA_YAML,
+        RACKDC,
+        CPUSET_CONF,
+        IO_PROPERTIES,
+        IO_CONF,
+        PERFTUNE_YAML,
+    ]
+
+
+def TuningReport(records, release):
+  """tuning.Report, with a log warning for every difference.
+
+  Args:
+    records: ScyllaEngine.tuning_records values.
+    release: the requested release.
+
+  Returns:
+    ({node: metadata}, [differences]).
+  """
+  metadata, problems = tuning.Report(records, release)
+  for problem in problems:
+    logging.warning('ScyllaDB tuning differs: %s', problem)
+  return metadata, problems
