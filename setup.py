@@ -68,9 +68,9 @@ setuptools.setup(
     long_description_content_type='text/markdown',
     license='Apache-2.0',
     python_requires='>=3.11',
-    packages=[
-        'perfkit_plugins',
-        'perfkit_plugins.core',
+    packages=setuptools.find_packages(include=['perfkit_plugins*'])
+    + [
+        # Directories without __init__.py: PKB imports their modules.
         'perfkit_plugins.linux_benchmarks',
         'perfkit_plugins.linux_packages',
         'perfkit_plugins.configs',

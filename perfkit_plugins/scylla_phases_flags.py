@@ -8,12 +8,17 @@ are grouped here as in the README.
 
 from absl import flags
 
+from perfkit_plugins.core import cassandra_config
 from perfkit_plugins.core import settings as settings_lib
 
 _DEFAULTS = settings_lib.Settings()
 
 # Flags whose default differs from the Settings default: 0 means "derive".
 _FLAG_DEFAULTS = {'loader_count': 0}
+
+# Bounds absl checks at parse time, for flags that reach PKB's config
+# decoding before Settings validation runs.
+_LOWER_BOUNDS = {'server_count': 1, 'loader_count': 0, 'network_disk_gb': 10}
 
 # Settings fields that come from PKB's own flags or the benchmark config.
 FROM_PKB = ('cloud',)
@@ -25,6 +30,12 @@ _CHOICES = {
     'compaction_strategy': settings_lib.COMPACTION_STRATEGIES,
     'loader_saturation_action': settings_lib.SATURATION_ACTIONS,
     'data_disk': settings_lib.DATA_DISKS,
+    'io_setup': settings_lib.IO_SETUPS,
+    'mixed_distribution': settings_lib.READ_DISTRIBUTIONS,
+    'cassandra_gc': cassandra_config.GCS,
+    'cassandra_memtable_allocation_type': (
+        cassandra_config.MEMTABLE_ALLOCATION_TYPES
+    ),
 }
 
 # (group, field, help). Groups are the README's flag groups.
@@ -45,6 +56,44 @@ FLAG_HELP = (
     ),
     ('cluster', 'network_disk_gb', 'Size of the network data disk (GB).'),
     ('cluster', 'tablets', 'Create the keyspace with ScyllaDB tablets.'),
+    ('cluster', 'cluster_name', 'Cluster name in the database config.'),
+    ('cluster', 'bringup_timeout_s', 'Longest wait for all nodes Up/Normal.'),
+    ('scylla', 'nic', "NIC perftune tunes; '' for the default route's."),
+    (
+        'scylla',
+        'io_setup',
+        "'reuse': iotune on the first node, its io_properties on the others"
+        " (identical nodes); 'iotune': iotune on every node.",
+    ),
+    (
+        'scylla',
+        'yaml_extra',
+        'YAML mapping of extra scylla.yaml settings, e.g. "{a: 1, b: x}".',
+    ),
+    ('cassandra', 'cassandra_heap_gb', 'Heap GB (-Xms/-Xmx); 0: default.'),
+    ('cassandra', 'cassandra_gc', "Collector; CMS only on 4.x; '': default."),
+    (
+        'cassandra',
+        'cassandra_compaction_throughput_mb',
+        'Compaction MB/s; 0: unthrottled; -1: default.',
+    ),
+    ('cassandra', 'cassandra_concurrent_reads', 'concurrent_reads; 0: default.'),
+    (
+        'cassandra',
+        'cassandra_concurrent_writes',
+        'concurrent_writes; 0: default.',
+    ),
+    (
+        'cassandra',
+        'cassandra_concurrent_compactors',
+        'concurrent_compactors; 0: default.',
+    ),
+    (
+        'cassandra',
+        'cassandra_memtable_allocation_type',
+        "memtable_allocation_type; '': default.",
+    ),
+    ('cassandra', 'cassandra_trickle_fsync', 'trickle_fsync.'),
     ('loaders', 'loader_machine_type', 'Loader (cassandra-stress) type.'),
     (
         'loaders',
@@ -102,6 +151,11 @@ FLAG_HELP = (
     ('mixed', 'mixed_duration_s', 'Duration of the mixed run.'),
     ('mixed', 'mixed_write_ratio', 'Write share of the mixed ratio.'),
     ('mixed', 'mixed_read_ratio', 'Read share of the mixed ratio.'),
+    (
+        'mixed',
+        'mixed_distribution',
+        'Keys the mixed run visits: a read phase distribution.',
+    ),
     ('mixed', 'write_only_duration_s', 'Duration of the write-only run.'),
     ('mixed', 'read_cache_duration_s', 'Duration of the read-from-cache run.'),
     ('quiesce', 'quiesce_poll_s', 'Seconds between compaction polls.'),
@@ -132,7 +186,13 @@ def _Define(field, help_text, flag_values):
   elif isinstance(default, bool):
     flags.DEFINE_boolean(name, default, help_text, flag_values=flag_values)
   elif isinstance(default, int):
-    flags.DEFINE_integer(name, default, help_text, flag_values=flag_values)
+    flags.DEFINE_integer(
+        name,
+        default,
+        help_text,
+        lower_bound=_LOWER_BOUNDS.get(field),
+        flag_values=flag_values,
+    )
   elif isinstance(default, float):
     flags.DEFINE_float(name, default, help_text, flag_values=flag_values)
   elif isinstance(default, tuple):

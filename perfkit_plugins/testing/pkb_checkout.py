@@ -1,0 +1,48 @@
+"""Locates the PerfKitBenchmarker checkout the PKB-dependent tests use.
+
+PKB is not on PyPI: it runs from a checkout on sys.path, under Python 3.12,
+with its requirements installed. Tests that need it call `RequireOrSkip()` at
+module level, which puts the checkout on sys.path or skips the module with a
+reason that says how to enable it.
+"""
+
+import os
+import sys
+
+ENV = 'PKB_CHECKOUT'
+DEFAULT = '/opt/PerfKitBenchmarker'
+
+
+def Path():
+  return os.environ.get(ENV) or DEFAULT
+
+
+def Problem():
+  """Why PKB cannot be used here, or None when it can."""
+  path = Path()
+  if not os.path.isfile(os.path.join(path, 'pkb.py')):
+    return (
+        f'no PerfKitBenchmarker checkout at {path}: set {ENV} to a checkout'
+        ' (Python 3.12, its requirements.txt with pint<0.26 and'
+        ' setuptools<81) to run the PKB tests'
+    )
+  if sys.version_info[:2] != (3, 12):
+    return f'PKB needs Python 3.12, this is {sys.version.split()[0]}'
+  return None
+
+
+def RequireOrSkip():
+  """Puts the checkout on sys.path, or skips the calling test module.
+
+  Returns:
+    The checkout's path.
+  """
+  import pytest  # pylint: disable=g-import-not-at-top
+
+  problem = Problem()
+  if problem:
+    pytest.skip(problem, allow_module_level=True)
+  # A checkout that is there but does not import is a failure, not a skip.
+  if Path() not in sys.path:
+    sys.path.insert(0, Path())
+  return Path()
