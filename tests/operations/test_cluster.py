@@ -1,0 +1,161 @@
+"""Bring-up order, Up/Normal waiting with a deadline, logs on failure."""
+
+import pytest
+
+from perfkit_plugins import cluster
+from perfkit_plugins.core import settings
+from perfkit_plugins.engines import scylla
+from perfkit_plugins.testing import fake_vm
+
+
+class FakeClock:
+  """Time that only moves when the code under test sleeps."""
+
+  def __init__(self):
+    self.now = 0.0
+    self.sleeps = []
+
+  def Sleep(self, seconds):
+    self.sleeps.append(seconds)
+    self.now += seconds
+
+  def Now(self):
+    return self.now
+
+
+def _Status(lab, up):
+  """The real 3-node `nodetool status`, keeping only the lines of `up`."""
+  lines = lab('trio-nt-status.txt').splitlines()
+  return (
+      '\n'.join(
+          l for l in lines if not l.startswith('UN ') or l.split()[1] in up
+      )
+      + '\n'
+  )
+
+
+def _Servers():
+  return [
+      fake_vm.FakeVm(name=f'server-{i}', internal_ip=f'127.0.0.{i + 1}')
+      for i in range(3)
+  ]
+
+
+def _StartedIps(servers):
+  return [
+      vm.internal_ip
+      for vm in servers
+      if vm.CommandsMatching('systemctl start scylla-server')
+  ]
+
+
+def test_seed_first_then_one_at_a_time(lab, tmp_path):
+  servers = _Servers()
+  for vm in servers:
+    # Each node sees the nodes started so far; the first poll of a node
+    # fails as nodetool does while the node starts.
+    vm.Reply(
+        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
+    )
+  servers[1].Reply(r'^nodetool status$', '', fail=True)
+  clock = FakeClock()
+  engine = scylla.ScyllaEngine(settings.Settings())
+
+  with pytest.raises(cluster.BringUpError, match='server-1.*no answer'):
+    cluster.Start(
+        engine,
+        servers,
+        60,
+        str(tmp_path),
+        poll_s=5,
+        sleep=clock.Sleep,
+        clock=clock.Now,
+    )
+  # The seed saw every node, but server-1 never answers: the deadline ends
+  # the final check.
+  assert _StartedIps(servers) == ['127.0.0.1', '127.0.0.2', '127.0.0.3']
+  assert 60 <= clock.now <= 65
+
+  servers = _Servers()
+  for vm in servers:
+    vm.Reply(
+        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
+    )
+  clock = FakeClock()
+  cluster.Start(
+      engine,
+      servers,
+      600,
+      str(tmp_path),
+      poll_s=5,
+      sleep=clock.Sleep,
+      clock=clock.Now,
+  )
+  starts = [
+      (vm.name, vm.commands.index('sudo systemctl start scylla-server'))
+      for vm in servers
+  ]
+  assert [name for name, _ in starts] == ['server-0', 'server-1', 'server-2']
+  # server-1 was started only after the seed saw itself Up/Normal.
+  assert servers[0].commands[:2] == [
+      'sudo systemctl start scylla-server',
+      'nodetool status',
+  ]
+  assert clock.sleeps == []
+
+
+def test_timeout_pulls_every_nodes_logs(lab, tmp_path):
+  servers = _Servers()
+  for vm in servers:
+    vm.Reply(r'^nodetool status$', _Status(lab, ['127.0.0.1', '127.0.0.2']))
+    vm.remote_files[scylla.JOURNAL_LOG] = f'{vm.name} journal\n'
+    vm.remote_files[scylla.SCYLLA_YAML] = 'cluster_name: x\n'
+  clock = FakeClock()
+  engine = scylla.ScyllaEngine(settings.Settings())
+  with pytest.raises(cluster.BringUpError, match='127.0.0.3'):
+    cluster.Start(
+        engine,
+        servers,
+        120,
+        str(tmp_path),
+        poll_s=10,
+        sleep=clock.Sleep,
+        clock=clock.Now,
+    )
+  assert 120 <= clock.now <= 130
+  for vm in servers:
+    assert (tmp_path / vm.name / 'scylla-server.log').read_text() == (
+        f'{vm.name} journal\n'
+    )
+    assert (tmp_path / vm.name / 'scylla.yaml').exists()
+    assert vm.CommandsMatching(r'journalctl -u scylla-server')
+
+
+def test_configure_seed_first_and_stop_cleans():
+  calls = []
+
+  class Recorder:
+
+    def Configure(self, vm, seed_ips):
+      calls.append(('configure', vm.name, tuple(seed_ips)))
+
+    def Stop(self, vm):
+      calls.append(('stop', vm.name))
+
+    def Clean(self, vm):
+      calls.append(('clean', vm.name))
+
+  servers = _Servers()
+  parallel = []
+  seeds = cluster.Configure(
+      Recorder(),
+      servers,
+      run_parallel=lambda f, items: parallel.append(items)
+      or [f(i) for i in items],
+  )
+  assert seeds == ['127.0.0.1']
+  assert calls[0] == ('configure', 'server-0', ('127.0.0.1',))
+  assert parallel == [servers[1:]]
+  calls.clear()
+  cluster.Stop(Recorder(), servers[:1])
+  assert calls == [('stop', 'server-0'), ('clean', 'server-0')]
