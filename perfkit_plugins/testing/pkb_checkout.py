@@ -45,4 +45,18 @@ def RequireOrSkip():
   # A checkout that is there but does not import is a failure, not a skip.
   if Path() not in sys.path:
     sys.path.insert(0, Path())
+  _ShareTestsPackage(os.path.join(Path(), 'tests'))
   return Path()
+
+
+def _ShareTestsPackage(pkb_tests):
+  """Lets `from tests import pkb_common_test_case` reach PKB's helpers.
+
+  pytest (importlib mode) registers this repository's `tests` directory as
+  a namespace package named `tests`, which hides PKB's own `tests` package;
+  adding PKB's directory to that namespace makes both importable.
+  """
+  tests = sys.modules.get('tests')
+  if tests is not None and getattr(tests, '__file__', None) is None:
+    if pkb_tests not in list(tests.__path__):
+      tests.__path__.append(pkb_tests)
