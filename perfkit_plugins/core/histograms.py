@@ -317,38 +317,43 @@ def _LayoutKey(histogram: hdrh_histogram.HdrHistogram) -> tuple[int, int]:
 
 
 class _Sum:
-  """Bucket counts summed over histograms of one layout."""
+  """Bucket counts summed over histograms of one layout.
+
+  Counts are float64, exact up to 2**53 operations, so that the cumulative
+  sums, percentile search and mean run on one type without conversions.
+  """
 
   def __init__(self):
-    self.counts = np.zeros(0, dtype=np.int64)
+    self.counts = np.zeros(0)
     self.intervals = 0
 
-  def Add(self, counts: np.ndarray) -> None:
+  def Add(self, counts: np.ndarray, intervals: int = 1) -> None:
+    """Adds bucket counts (of one interval histogram, or of a sum)."""
     if len(counts) > len(self.counts):
       self.counts = np.concatenate(
-          (self.counts, np.zeros(len(counts) - len(self.counts), np.int64))
+          (self.counts, np.zeros(len(counts) - len(self.counts)))
       )
     self.counts[: len(counts)] += counts
-    self.intervals += 1
+    self.intervals += intervals
 
   def Statistics(self, layout: _Layout):
     """(count, mean, {percentile: value}, max) in ns; None if empty."""
     counts = self.counts
-    total = int(counts.sum())
+    cumulative = np.cumsum(counts)
+    total = int(cumulative[-1]) if len(cumulative) else 0
     if not total:
       return None
     if len(layout.highest) < len(counts):
       layout.Grow(len(counts))
-    cumulative = np.cumsum(counts)
     # Java's HdrHistogram: one ulp below p, then ceil(p * count / 100).
     below = np.nextafter(np.array(_PERCENTILES), -np.inf)
     ranks = np.maximum(np.ceil(below * total / 100.0), 1)
     indexes = np.searchsorted(cumulative, ranks, side='left')
     percentiles = dict(zip(_PERCENTILES, layout.highest[indexes].tolist()))
-    weights = counts.astype(np.float64)
-    mean = float(np.dot(weights, layout.middle[: len(counts)])) / total
-    maximum = layout.highest[np.flatnonzero(counts)[-1]]
-    return total, mean, percentiles, float(maximum)
+    # Not np.dot: BLAS threads make it slow on a busy machine.
+    mean = float((counts * layout.middle[: len(counts)]).sum()) / total
+    last = np.searchsorted(cumulative, total, side='left')
+    return total, mean, percentiles, float(layout.highest[last])
 
 
 def _Summary(statistics) -> HistogramSummary:
@@ -362,6 +367,21 @@ def _Summary(statistics) -> HistogramSummary:
       p999_ms=percentiles[99.9] / _NS_PER_MS,
       max_ms=maximum / _NS_PER_MS,
   )
+
+
+def _WithKindTotals(sums: Mapping[str, _Sum]) -> dict[str, _Sum]:
+  """Adds `total-<kind>` sums of all op types to per-tag sums.
+
+  Tags are `<op type>-<kind>` (`WRITE-st`); an untagged log has no kind.
+  """
+  result = dict(sums)
+  for tag, tag_sum in sums.items():
+    op_type, _, kind = tag.rpartition('-')
+    if op_type:
+      result.setdefault('total-' + kind, _Sum()).Add(
+          tag_sum.counts, tag_sum.intervals
+      )
+  return result
 
 
 def _Point(start_s, step_s, tag_sum, layout) -> SeriesPoint:
@@ -481,6 +501,8 @@ def MergeHdrLogs(
 
   def Flush():
     for tag, tag_sum in step_sums.items():
+      totals.setdefault(tag, _Sum()).Add(tag_sum.counts, tag_sum.intervals)
+    for tag, tag_sum in _WithKindTotals(step_sums).items():
       start = origin + current_step * step_s
       points.setdefault(tag, {})[current_step] = _Point(
           start, step_s, tag_sum, layout
@@ -496,22 +518,17 @@ def MergeHdrLogs(
           '%s: %s histogram at %.3f has another precision than the others'
           % (name, interval.tag, interval.start_s)
       )
-    op_type, _, kind = interval.tag.rpartition('-')
-    targets = [interval.tag]
-    if op_type:
-      targets.append('total-' + kind)
-    for tag in targets:
-      totals.setdefault(tag, _Sum()).Add(counts)
-    if step_s:
-      if origin is None:
-        origin = interval.start_s
-      step = math.floor((mid - origin) / step_s)
-      if step != current_step:
-        if current_step is not None:
-          Flush()
-        current_step = step
-      for tag in targets:
-        step_sums.setdefault(tag, _Sum()).Add(counts)
+    if not step_s:
+      totals.setdefault(interval.tag, _Sum()).Add(counts)
+      continue
+    if origin is None:
+      origin = interval.start_s
+    step = math.floor((mid - origin) / step_s)
+    if step != current_step:
+      if current_step is not None:
+        Flush()
+      current_step = step
+    step_sums.setdefault(interval.tag, _Sum()).Add(counts)
   if current_step is not None:
     Flush()
   series = {}
@@ -524,7 +541,7 @@ def MergeHdrLogs(
   return HdrMerge(
       summaries={
           tag: _Summary(tag_sum.Statistics(layout))
-          for tag, tag_sum in totals.items()
+          for tag, tag_sum in _WithKindTotals(totals).items()
       },
       series=series,
       window=window,
