@@ -197,8 +197,12 @@ def RestGetCommand(path):
   return f'curl -sSf {shlex.quote(API + path)}'
 
 
-def TabletsCommand():
-  return f'cqlsh -e {shlex.quote(compactions.SCYLLA_TABLETS_QUERY)}'
+def TabletsCommand(host):
+  """cqlsh on the node's own address (rpc_address is not localhost)."""
+  return (
+      f'cqlsh {shlex.quote(host)}'
+      f' -e {shlex.quote(compactions.SCYLLA_TABLETS_QUERY)}'
+  )
 
 
 def JournalCommand():
@@ -337,7 +341,7 @@ class ScyllaEngine(base.Engine):
     )
     transitions = 0
     if self.settings.tablets:
-      tablets, _ = vm.RemoteCommand(TabletsCommand())
+      tablets, _ = vm.RemoteCommand(TabletsCommand(vm.internal_ip))
       transitions = compactions.ParseScyllaTabletTransitions(tablets)
     return compactions.CompactionStatus(
         running=compactions.ParseScyllaRunningCompactions(running),

@@ -457,3 +457,23 @@ def test_observing_a_node(testdata, lab):
   assert engine.CompactionHistory(vm)
   engine.Stop(vm)
   assert vm.commands[-1] == 'sudo systemctl stop scylla-server'
+
+
+def test_tablets_are_watched_when_on(testdata):
+  vm = fake_vm.FakeVm(internal_ip='10.0.0.7')
+  vm.Reply(
+      r'compaction_manager/compactions',
+      testdata('scylla_rest', 'compactions-0.json'),
+  )
+  vm.Reply(
+      r'pending_tasks_by_table',
+      testdata('scylla_rest', 'pending_tasks_by_table-0.json'),
+  )
+  vm.Reply(
+      r'^cqlsh 10\.0\.0\.7 -e ',
+      testdata('scylla_public', 'pr16600-cqlsh-system-tablets.txt'),
+  )
+  engine = scylla.ScyllaEngine(settings.Settings(tablets=True))
+  status = engine.CompactionStatus(vm)
+  assert status.running == 0 and status.pending == 0
+  assert vm.CommandsMatching(r'^cqlsh 10\.0\.0\.7 -e .*system\.tablets')

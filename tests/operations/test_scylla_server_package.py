@@ -1,0 +1,52 @@
+"""linux_packages/scylla_server.py: --scylla_release reaches the installer."""
+
+import importlib.util
+import pathlib
+
+from absl import flags
+from absl.testing import flagsaver
+import pytest
+
+from perfkit_plugins import scylla_phases_flags
+from perfkit_plugins.testing import fake_vm
+
+PACKAGE = (
+    pathlib.Path(__file__).parents[2] / 'linux_packages' / 'scylla_server.py'
+)
+
+
+@pytest.fixture(name='package')
+def _Package():
+  if 'scylla_release' not in flags.FLAGS:
+    scylla_phases_flags.DefineFlags()
+  spec = importlib.util.spec_from_file_location('scylla_server_pkg', PACKAGE)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+def test_apt_install_uses_the_release_flag(package):
+  vm = fake_vm.FakeVm()
+  with flagsaver.flagsaver():
+    flags.FLAGS['scylla_release'].value = '2026.2.5'
+    package.AptInstall(vm)
+  assert vm.CommandsMatching(r'scylla-2026\.2\.list$')
+  assert vm.CommandsMatching(r'Pin: version 2026\.2\.5-\*')
+  assert vm.installed == ['scylla']
+
+
+def test_yum_install_pins_the_patch_release(package):
+  vm = fake_vm.FakeVm()
+  with flagsaver.flagsaver():
+    flags.FLAGS['scylla_release'].value = '2026.3.1'
+    package.YumInstall(vm)
+  assert vm.installed == ['scylla-2026.3.1']
+
+
+def test_malformed_release_names_the_flag(package):
+  vm = fake_vm.FakeVm()
+  with flagsaver.flagsaver():
+    flags.FLAGS['scylla_release'].value = 'latest'
+    with pytest.raises(ValueError, match='--scylla_release'):
+      package.AptInstall(vm)
+  assert vm.commands == []
