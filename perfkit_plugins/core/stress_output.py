@@ -21,8 +21,9 @@ import re
 from typing import Mapping, Optional, Sequence
 
 _INTERVAL_HEADER = re.compile(r'^type\s+total ops,')
-# "WRITE,  1002, ..." or "total, ...": a name, a comma, then an integer.
-_INTERVAL_CANDIDATE = re.compile(r'^\s*[^\s,]+,\s+-?\d')
+# "WRITE,  1002, ..." or "total, ...": a name, a comma, then an integer. The
+# tool prints `%-10s%10d,`, so a long op name and a 10-digit count touch.
+_INTERVAL_CANDIDATE = re.compile(r'^\s*[^\s,]+,\s*-?\d')
 _INTERVAL_FIELDS = 19
 _USAGE_LINE = re.compile(r'^Usage:\s+cassandra-stress ')
 _RESULT_LINE = re.compile(r'^(?P<key>[A-Za-z0-9. ]+?)\s*:\s*(?P<value>.*)$')
