@@ -110,10 +110,7 @@ def PullLogs(engine, servers, log_dir):
   for vm in servers:
     target = os.path.join(log_dir, vm.name)
     os.makedirs(target, exist_ok=True)
-    # Engines whose logs are not plain files (journald) write them out first.
-    prepare = getattr(engine, 'PrepareLogs', None)
-    if prepare:
-      prepare(vm)
+    engine.PrepareLogs(vm)
     for path in engine.LogPaths():
       try:
         vm.PullFile(target, path)
@@ -129,10 +126,9 @@ def Stop(engine, servers, clean=True):
   Args:
     engine: base.Engine.
     servers: server VMs.
-    clean: also call engine.Clean(vm) where the engine has it.
+    clean: also call engine.Clean(vm).
   """
   for vm in servers:
     engine.Stop(vm)
-    clean_node = getattr(engine, 'Clean', None) if clean else None
-    if clean_node:
-      clean_node(vm)
+    if clean:
+      engine.Clean(vm)

@@ -126,16 +126,26 @@ def LocalSsdCount(cloud, machine_type, requested_local_ssds=0):
 
 
 def DataDiskSpec(
-    cloud, machine_type, data_disk, requested_local_ssds=0, network_disk_gb=0
+    cloud,
+    machine_type,
+    data_disk,
+    requested_local_ssds=0,
+    network_disk_gb=0,
+    engine='scylla',
 ):
   """The PKB disk_spec of the servers group.
 
-  Local SSDs: ScyllaDB's own scylla_raid_setup builds the array later (1 MiB
-  chunk, its XFS options, noatime), so PKB must not: `num_striped_disks: 1`
-  and no `mount_point` make PKB register every local SSD as a scratch disk
-  (its disk metadata stays in the samples) without striping, formatting or
-  mounting any of them. An explicit value also stops PKB from deriving
-  `num_striped_disks` from its own table when --machine_type is given.
+  Local SSDs, ScyllaDB: its own scylla_raid_setup builds the array later
+  (1 MiB chunk, its XFS options, noatime), so PKB must not:
+  `num_striped_disks: 1` and no `mount_point` make PKB register every local
+  SSD as a scratch disk (its disk metadata stays in the samples) without
+  striping, formatting or mounting any of them. An explicit value also stops
+  PKB from deriving `num_striped_disks` from its own table when
+  --machine_type is given.
+
+  Local SSDs, Apache Cassandra: there is no scylla_raid_setup on the node,
+  so PKB's own striping builds the RAID0 (mdadm defaults) and mounts it at
+  the data directory; only one of the two ever builds an array.
 
   Network disk: PKB creates, formats and mounts it at ScyllaDB's data
   directory (give PKB --disk_fs_type=xfs).
@@ -146,6 +156,7 @@ def DataDiskSpec(
     data_disk: 'local' or 'network' (settings.DATA_DISKS).
     requested_local_ssds: local SSDs asked for at creation (GCE n2...).
     network_disk_gb: size of the network disk.
+    engine: settings.ENGINES value.
 
   Returns:
     dict for BENCHMARK_CONFIG vm_groups.servers.disk_spec.<cloud>.
@@ -163,6 +174,12 @@ def DataDiskSpec(
           ' --scylla_data_disk=network, a type with local SSDs, or request'
           ' them (--gce_num_local_ssds)',
       )
+    if engine == 'cassandra':
+      return {
+          'disk_type': 'local',
+          'num_striped_disks': count,
+          'mount_point': DATA_DIR,
+      }
     return {'disk_type': 'local', 'num_striped_disks': 1}
   if cloud not in NETWORK_DISK_TYPES:
     raise settings_lib.SettingsError(

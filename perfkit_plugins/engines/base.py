@@ -56,3 +56,9 @@ class Engine(abc.ABC):
   @abc.abstractmethod
   def LogPaths(self):
     """Remote paths of logs and configs to pull into the run directory."""
+
+  def PrepareLogs(self, vm):
+    """Writes logs that are not plain files (e.g. journald) to LogPaths."""
+
+  def Clean(self, vm):
+    """Removes the node's data after Stop; nothing by default."""

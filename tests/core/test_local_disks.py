@@ -113,3 +113,13 @@ def test_disks_in_use_are_never_taken():
       '/dev/nvme3n1',
       '/dev/nvme10n1',
   ]
+
+
+def test_cassandra_local_ssds_are_striped_by_pkb_at_the_data_dir():
+  assert local_disks.DataDiskSpec(
+      'GCP', 'z3-highmem-88', 'local', engine='cassandra'
+  ) == {
+      'disk_type': 'local',
+      'num_striped_disks': 12,
+      'mount_point': local_disks.DATA_DIR,
+  }
