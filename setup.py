@@ -84,7 +84,7 @@ setuptools.setup(
         'perfkit_plugins': ['data/*/*'],
         'perfkit_plugins.configs': ['*.yaml'],
     },
-    install_requires=['absl-py', 'PyYAML', 'hdrhistogram'],
+    install_requires=['absl-py', 'PyYAML', 'hdrhistogram', 'numpy', 'jinja2'],
     extras_require={
         'test': ['pytest', 'mock', 'blinker', 'cassandra-driver'],
         'report': ['matplotlib'],
