@@ -1,0 +1,67 @@
+"""The Cassandra engine's node commands against a live node of each version.
+
+Status (Up/Normal), version, flush and idle compaction status go through
+`CassandraEngine` and `LocalVm`, so the plugin's own command lines and
+parsers meet the real `nodetool` output of Cassandra 4.1 and 5.0.
+"""
+
+import pytest
+
+from perfkit_plugins.core import node_status
+from perfkit_plugins.testing import cassandra_node
+from perfkit_plugins.testing import cql_load
+
+pytestmark = pytest.mark.live
+
+KEYSPACE = 'live_node'
+TABLE = 'flushed'
+
+
+def testNodeServesCqlAndRunsUnderItsPid(cassandra):
+  assert cassandra_node.ServesCql(cassandra.native_port)
+  assert cassandra_node.ProcessRuns(cassandra.pid)
+
+
+def testNodeStatesSeeTheNodeUpNormal(cassandra_engine, cassandra_vm):
+  states = cassandra_engine.NodeStates(cassandra_vm)
+  assert [(s.address, s.status, s.state) for s in states] == [
+      ('127.0.0.1', 'U', 'N')
+  ]
+  assert node_status.AllUpNormal(states, ['127.0.0.1'])
+  assert node_status.NotUpNormal(states, ['127.0.0.1', '127.0.0.2']) == [
+      '127.0.0.2'
+  ]
+
+
+def testVersionIsTheRunningRelease(cassandra, cassandra_engine, cassandra_vm):
+  assert cassandra_engine.Version(cassandra_vm) == cassandra.version
+
+
+def testCommandsRanThroughTheVm(cassandra, cassandra_engine, cassandra_vm):
+  cassandra_engine.CompactionStatus(cassandra_vm)
+  [command] = cassandra_vm.commands
+  assert 'compactionstats' in command
+  assert str(cassandra.jmx_port) in command
+
+
+def testFlushWritesTheMemtableToAnSSTable(
+    cassandra, cassandra_engine, cassandra_vm
+):
+  cluster, session = cql_load.Connect(cassandra.native_port)
+  try:
+    cql_load.CreateTable(session, KEYSPACE, TABLE)
+    cql_load.WriteRows(session, KEYSPACE, TABLE, 0, 100, 100)
+    before = _DataFiles(cassandra)
+    cassandra_engine.Flush(cassandra_vm, KEYSPACE)
+    after = _DataFiles(cassandra)
+    rows = session.execute(f'SELECT count(*) FROM {KEYSPACE}.{TABLE}').one()
+  finally:
+    cluster.shutdown()
+  assert len(after) == len(before) + 1
+  assert rows[0] == 100
+
+
+def _DataFiles(node):
+  """The SSTable data files of KEYSPACE.TABLE on the node's disk."""
+  table_dirs = (node.data_dir / 'data' / KEYSPACE).glob(f'{TABLE}-*')
+  return sorted(f for d in table_dirs for f in d.glob('*-Data.db'))

@@ -1,0 +1,207 @@
+"""The quiesce phase against a real compaction backlog, on each version.
+
+One backlog per version: compaction throughput lowered to 1 MiB/s, then 8
+rounds of 2 MiB written through cassandra-driver, each flushed into an
+SSTable, so size-tiered compaction has several jobs to run one after the
+other (one compactor), for half a minute or so. Then the plugin's WaitForQuiesce polls the node through the
+plugin's CassandraEngine on a LocalVm until it has been idle for the settle
+window, and its figures are checked against the node's own
+`system.compaction_history`, read over CQL.
+
+The VM's commands run with TZ=Asia/Kolkata (UTC+05:30), as on a server whose
+local time is not UTC: nodetool prints compaction times in local time, so
+the engine must still turn them into the right instants.
+"""
+
+import dataclasses
+import datetime
+import time
+
+import pytest
+
+from perfkit_plugins import clocks
+from perfkit_plugins import quiesce_wait
+from perfkit_plugins.core import compactions
+from perfkit_plugins.core import quiesce
+from perfkit_plugins.testing import cql_load
+
+pytestmark = pytest.mark.live
+
+KEYSPACE = 'live_quiesce'
+TABLE = 'backlog'
+ROUNDS = 8
+ROWS_PER_ROUND = 128
+VALUE_BYTES = 16 * 1024
+THROUGHPUT_MIB_S = 1
+DEFAULT_THROUGHPUT_MIB_S = 64
+SETTLE_S = 5
+SERVER_TZ = 'Asia/Kolkata'
+MAX_END_ERROR_S = 1.0
+
+
+@dataclasses.dataclass
+class Run:
+  """What one quiesce run saw (times: epoch seconds, this machine's clock).
+
+  Attributes:
+    populate_start, populate_end: the write load.
+    busy: the first compaction status that was not idle.
+    result: WaitForQuiesce's QuiesceResult.
+    returned_at: when WaitForQuiesce returned.
+    after: compaction status right after it returned.
+    parsed_history: engine.CompactionHistory right after it returned.
+    cql_history: system.compaction_history rows of KEYSPACE, read last, as
+      (compacted_at epoch ms, bytes_in, bytes_out).
+  """
+
+  populate_start: float
+  populate_end: float
+  busy: compactions.CompactionStatus
+  result: quiesce.QuiesceResult
+  returned_at: float
+  after: compactions.CompactionStatus
+  parsed_history: list
+  cql_history: list
+
+
+@pytest.fixture(scope='module')
+def run(cassandra, vm_for, engine_for):
+  """Builds the backlog and runs the quiesce wait once per version."""
+  vm = vm_for(cassandra)
+  vm.env['TZ'] = SERVER_TZ
+  engine = engine_for(cassandra)
+  offsets = clocks.MeasureClockOffsets([vm])
+  cluster, session = cql_load.Connect(cassandra.native_port)
+  try:
+    cql_load.CreateTable(session, KEYSPACE, TABLE)
+    cassandra.Nodetool('setcompactionthroughput', str(THROUGHPUT_MIB_S))
+    populate_start = time.time()
+    for i in range(ROUNDS):
+      cql_load.WriteRows(
+          session,
+          KEYSPACE,
+          TABLE,
+          i * ROWS_PER_ROUND,
+          ROWS_PER_ROUND,
+          VALUE_BYTES,
+      )
+      engine.Flush(vm, KEYSPACE)
+    populate_end = time.time()
+    busy = _FirstBusyStatus(engine, vm)
+    result = quiesce_wait.WaitForQuiesce(
+        engine,
+        [vm],
+        populate_start,
+        populate_end,
+        KEYSPACE,
+        {name: o.offset_s for name, o in offsets.items()},
+        poll_s=1,
+        settle_s=SETTLE_S,
+        timeout_s=600,
+    )
+    returned_at = time.time()
+    after = engine.CompactionStatus(vm)
+    parsed_history = engine.CompactionHistory(vm)
+    cql_history = _CqlHistory(session)
+  finally:
+    cassandra.Nodetool('setcompactionthroughput', str(DEFAULT_THROUGHPUT_MIB_S))
+    cluster.shutdown()
+  return Run(
+      populate_start,
+      populate_end,
+      busy,
+      result,
+      returned_at,
+      after,
+      parsed_history,
+      cql_history,
+  )
+
+
+def _FirstBusyStatus(engine, vm, timeout_s=60):
+  """Polls engine.CompactionStatus until it is not idle; returns that one."""
+  deadline = time.monotonic() + timeout_s
+  while time.monotonic() < deadline:
+    status = engine.CompactionStatus(vm)
+    if not status.idle:
+      return status
+    time.sleep(0.5)
+  pytest.fail(f'no compaction seen within {timeout_s} s of the backlog')
+
+
+def _CqlHistory(session):
+  """(compacted_at ms, bytes_in, bytes_out) of KEYSPACE's compactions."""
+  rows = session.execute(
+      'SELECT keyspace_name, compacted_at, bytes_in, bytes_out'
+      ' FROM system.compaction_history'
+  )
+  return sorted(
+      (_EpochMs(r.compacted_at), r.bytes_in, r.bytes_out)
+      for r in rows
+      if r.keyspace_name == KEYSPACE
+  )
+
+
+def _EpochMs(naive_utc):
+  """The driver's naive UTC datetime -> epoch milliseconds."""
+  aware = naive_utc.replace(tzinfo=datetime.timezone.utc)
+  return round(aware.timestamp() * 1000)
+
+
+def _Since(run):
+  """KEYSPACE's compactions that ended after the load started."""
+  return [h for h in run.cql_history if h[0] / 1000 >= run.populate_start]
+
+
+def testCompactionStatusSeesTheBacklog(run):
+  assert run.busy.running >= 1
+  assert not run.busy.idle
+
+
+def testQuiescedAndIdleAfterwards(run):
+  assert run.result.status == quiesce.QUIESCED
+  assert run.after.idle
+
+
+def testBacklogNeededSeveralCompactions(run):
+  assert len(_Since(run)) >= 2
+
+
+def testMeasuredEndMatchesCompactionHistory(run):
+  last_end = max(ms for ms, _, _ in _Since(run)) / 1000
+  measured_end = run.populate_start + run.result.total_time_to_quiesce_s
+  assert abs(measured_end - last_end) <= MAX_END_ERROR_S
+  assert run.result.time_to_compact_s == pytest.approx(
+      measured_end - run.populate_end
+  )
+
+
+def testCountsAndBytesMatchCompactionHistory(run):
+  since = _Since(run)
+  assert run.result.compactions == len(since)
+  assert run.result.bytes_in == sum(b for _, b, _ in since)
+  assert run.result.bytes_out == sum(b for _, _, b in since)
+  assert run.result.nodes_without_history == ()
+
+
+def testPhaseDidNotEndBeforeTheLastCompaction(run):
+  last_end = max(ms for ms, _, _ in run.cql_history) / 1000
+  assert run.returned_at >= last_end
+  assert run.result.wait_s >= SETTLE_S
+
+
+def testParsedHistoryMatchesCql(run):
+  parsed = sorted(
+      (h.compacted_at_ms, h.bytes_in, h.bytes_out)
+      for h in run.parsed_history
+      if h.keyspace == KEYSPACE
+  )
+  assert parsed == run.cql_history
+
+
+def testParsedHistoryStartsPrecedeEnds(run):
+  ours = [h for h in run.parsed_history if h.keyspace == KEYSPACE]
+  assert ours
+  for h in ours:
+    assert h.started_at_ms is not None
+    assert run.populate_start * 1000 <= h.started_at_ms <= h.compacted_at_ms

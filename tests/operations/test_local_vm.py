@@ -1,0 +1,125 @@
+"""LocalVm: PKB's VM interface (as the plugin uses it) on local processes."""
+
+import os
+import pathlib
+import time
+
+import jinja2
+import pytest
+
+from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import local_vm
+
+
+@pytest.fixture
+def vm(tmp_path):
+  return local_vm.LocalVm(name='box', cwd=tmp_path)
+
+
+def testRemoteCommandReturnsStdoutAndStderrAndRecords(vm):
+  stdout, stderr = vm.RemoteCommand('echo out; echo err >&2')
+  assert (stdout, stderr) == ('out\n', 'err\n')
+  assert vm.commands == ['echo out; echo err >&2']
+
+
+def testRemoteCommandRunsBashInCwdWithEnv(tmp_path):
+  vm = local_vm.LocalVm(cwd=tmp_path, env={'GREETING': 'hi', 'PATH': '/bin'})
+  stdout, _ = vm.RemoteCommand('[[ -n $GREETING ]] && echo $GREETING; pwd')
+  assert stdout.split() == ['hi', str(tmp_path)]
+
+
+def testRemoteCommandFailureRaisesWithOutput(vm):
+  with pytest.raises(fake_vm.RemoteCommandError) as error:
+    vm.RemoteCommand('echo partial; echo broken >&2; exit 3')
+  message = str(error.value)
+  assert 'exit code 3' in message
+  assert 'partial' in message and 'broken' in message
+
+
+def testRemoteCommandIgnoreFailureReturns(vm):
+  assert vm.RemoteCommand('echo x; exit 1', ignore_failure=True) == ('x\n', '')
+
+
+def testRemoteCommandTimeoutKillsEveryProcessAndRaises(vm, tmp_path):
+  with pytest.raises(fake_vm.RemoteCommandError, match='timed out'):
+    vm.RemoteCommand('sleep 60 & echo $! > child.pid; wait', timeout=1)
+  child = int((tmp_path / 'child.pid').read_text())
+  for _ in range(50):
+    if not _Alive(child):
+      break
+    time.sleep(0.1)
+  assert not _Alive(child)
+
+
+def testRobustRemoteCommandRunsToo(vm):
+  assert vm.RobustRemoteCommand('echo ok', timeout=5) == ('ok\n', '')
+
+
+def testPushFileIntoDirectoryAndRelativeToCwd(vm, tmp_path):
+  source = tmp_path / 'src.txt'
+  source.write_text('payload')
+  (tmp_path / 'remote').mkdir()
+  vm.PushFile(str(source), 'remote')
+  vm.PushFile(str(source), str(tmp_path / 'remote' / 'renamed.txt'))
+  assert (tmp_path / 'remote' / 'src.txt').read_text() == 'payload'
+  assert (tmp_path / 'remote' / 'renamed.txt').read_text() == 'payload'
+
+
+def testPushFileCopiesDirectories(vm, tmp_path):
+  (tmp_path / 'tree' / 'sub').mkdir(parents=True)
+  (tmp_path / 'tree' / 'sub' / 'f').write_text('x')
+  (tmp_path / 'dest').mkdir()
+  vm.PushFile(str(tmp_path / 'tree'), 'dest')
+  assert (tmp_path / 'dest' / 'tree' / 'sub' / 'f').read_text() == 'x'
+
+
+def testPullFileIntoLocalDirectory(vm, tmp_path):
+  vm.RemoteCommand('mkdir -p logs && echo line > logs/system.log')
+  local = tmp_path / 'pulled'
+  local.mkdir()
+  vm.PullFile(str(local), 'logs/system.log')
+  assert (local / 'system.log').read_text() == 'line\n'
+
+
+def testPullFileMissingRaises(vm, tmp_path):
+  with pytest.raises(FileNotFoundError):
+    vm.PullFile(str(tmp_path), 'no/such/file')
+
+
+def testRenderTemplateLikePkb(vm, tmp_path):
+  template = tmp_path / 'conf.j2'
+  template.write_text('name: {{ name }}\nhost: {{ vm.internal_ip }}\n')
+  vm.RenderTemplate(str(template), 'conf.yaml', {'name': 'n1'})
+  assert (tmp_path / 'conf.yaml').read_text() == 'name: n1\nhost: 127.0.0.1'
+
+
+def testRenderTemplateUndefinedVariableRaises(vm, tmp_path):
+  template = tmp_path / 'conf.j2'
+  template.write_text('{{ missing }}')
+  with pytest.raises(jinja2.UndefinedError):
+    vm.RenderTemplate(str(template), 'conf.yaml', {})
+
+
+def testInstallRecordsOnly(vm):
+  vm.Install('openjdk')
+  vm.InstallPackages('a b')
+  assert vm.installed == ['openjdk', 'a', 'b']
+  assert vm.commands == []
+
+
+def testIdentity(vm):
+  assert (vm.name, vm.internal_ip, vm.ip_address) == (
+      'box',
+      '127.0.0.1',
+      '127.0.0.1',
+  )
+  assert vm.num_cpus == os.cpu_count()
+
+
+def _Alive(pid):
+  """Whether `pid` runs (a zombie waiting for its reaper does not)."""
+  try:
+    stat = pathlib.Path(f'/proc/{pid}/stat').read_text()
+  except FileNotFoundError:
+    return False
+  return stat.rsplit(')', 1)[1].split()[0] != 'Z'
