@@ -1,0 +1,161 @@
+"""The Cassandra engine brings a real node up and down, on each version.
+
+A fresh node directory (the tarball stand-in, no cassandra.yaml) is
+configured by the engine (data directories, cassandra.yaml from the plugin's
+template, rack file, jvm options) through cluster.Configure, started through
+cluster.Start (the engine's `bin/cassandra -R -p <pid file>`, then polling
+`nodetool status` until the node is Up/Normal), looked at through CQL and
+JMX, its logs pulled, and stopped by the engine's PID-file command. Only
+installing (package manager, Apache archive) cannot run here.
+
+One bring-up per version records what it saw; the tests check the record.
+"""
+
+import dataclasses
+import re
+
+import pytest
+
+from perfkit_plugins import cluster
+from perfkit_plugins.testing import cassandra_node
+
+pytestmark = pytest.mark.live
+
+# Settings the node must show it received.
+HEAP_GB = 1
+GC = 'G1'
+COMPACTION_THROUGHPUT_MB = 8
+CONCURRENT_COMPACTORS = 1
+
+
+@dataclasses.dataclass
+class Lifecycle:
+  """What one engine bring-up and stop saw.
+
+  Attributes:
+    node: the CassandraNode whose directory the engine ran.
+    seeds: cluster.Configure's seed addresses.
+    states: engine.NodeStates once started.
+    version: engine.Version once started.
+    served_cql: whether the node answered CQL once started.
+    throughput: `nodetool getcompactionthroughput` stdout.
+    compactors: `nodetool getconcurrentcompactors` stdout.
+    jvm_arguments: the JVM arguments the server logged.
+    pulled: local copies cluster.PullLogs made.
+    pid: the server's PID before the engine stopped it.
+    ran_before_stop, ran_after_stop: whether that PID ran.
+    served_cql_after_stop: whether CQL still answered after Stop.
+  """
+
+  node: cassandra_node.CassandraNode
+  seeds: list
+  states: list
+  version: str
+  served_cql: bool
+  throughput: str
+  compactors: str
+  jvm_arguments: list
+  pulled: dict
+  pid: int
+  ran_before_stop: bool
+  ran_after_stop: bool
+  served_cql_after_stop: bool
+
+
+@pytest.fixture(
+    scope='module',
+    params=cassandra_node.VERSIONS,
+    ids=[f'cassandra-{v}' for v in cassandra_node.VERSIONS],
+)
+def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
+  """Configures, starts, inspects and stops one node with the engine."""
+  node = new_node(request.param)
+  vm = vm_for(node)
+  engine = engine_for(
+      node,
+      cassandra_heap_gb=HEAP_GB,
+      cassandra_gc=GC,
+      cassandra_compaction_throughput_mb=COMPACTION_THROUGHPUT_MB,
+      cassandra_concurrent_compactors=CONCURRENT_COMPACTORS,
+  )
+  log_dir = tmp_path_factory.mktemp(f'logs-{node.version}')
+  seeds = cluster.Configure(engine, [vm])
+  cluster.Start(engine, [vm], timeout_s=240, log_dir=str(log_dir), poll_s=2)
+  states = engine.NodeStates(vm)
+  version = engine.Version(vm)
+  served_cql = cassandra_node.ServesCql(node.native_port)
+  throughput, _ = vm.RemoteCommand('nodetool getcompactionthroughput')
+  compactors, _ = vm.RemoteCommand('nodetool getconcurrentcompactors')
+  pulled = {
+      path.rsplit('/', 1)[-1]: path
+      for path in cluster.PullLogs(engine, [vm], str(log_dir))
+  }
+  pid = node.pid
+  ran_before_stop = cassandra_node.ProcessRuns(pid)
+  cluster.Stop(engine, [vm])
+  return Lifecycle(
+      node=node,
+      seeds=seeds,
+      states=states,
+      version=version,
+      served_cql=served_cql,
+      throughput=throughput,
+      compactors=compactors,
+      jvm_arguments=_JvmArguments(node),
+      pulled=pulled,
+      pid=pid,
+      ran_before_stop=ran_before_stop,
+      ran_after_stop=cassandra_node.ProcessRuns(pid),
+      served_cql_after_stop=cassandra_node.ServesCql(node.native_port),
+  )
+
+
+def _JvmArguments(node):
+  """The JVM arguments the server logged at start-up."""
+  log = (node.log_dir / 'system.log').read_text()
+  match = re.search(r'JVM Arguments: \[(.*)\]', log)
+  assert match, 'no JVM Arguments line in system.log'
+  return match.group(1).split(', ')
+
+
+def testConfigureNamesThisNodeTheSeed(lifecycle):
+  assert lifecycle.seeds == ['127.0.0.1']
+
+
+def testStartedNodeIsUpNormalAndServesCql(lifecycle):
+  assert [(s.address, s.status, s.state) for s in lifecycle.states] == [
+      ('127.0.0.1', 'U', 'N')
+  ]
+  assert lifecycle.served_cql
+  assert lifecycle.version == lifecycle.node.version
+
+
+def testNodeRunsWithTheRenderedYaml(lifecycle):
+  assert re.search(
+      rf'throughput: {COMPACTION_THROUGHPUT_MB} MB/s', lifecycle.throughput
+  )
+  assert lifecycle.compactors.split()[-1] == str(CONCURRENT_COMPACTORS)
+  data_dir = lifecycle.node.data_dir
+  assert (data_dir / 'commitlog').is_dir()
+  assert list((data_dir / 'data' / 'system').iterdir())
+
+
+def testJvmGotTheHeapAndOneCollector(lifecycle):
+  heap = [a for a in lifecycle.jvm_arguments if a.startswith('-Xmx')]
+  assert heap[-1] == f'-Xmx{HEAP_GB}G'
+  assert lifecycle.jvm_arguments.count('-XX:+UseG1GC') == 1
+  assert not [a for a in lifecycle.jvm_arguments if 'ConcMarkSweep' in a]
+
+
+def testPullLogsCopiesLogAndConfig(lifecycle):
+  assert {'system.log', 'cassandra.yaml'} <= set(lifecycle.pulled)
+  with open(lifecycle.pulled['cassandra.yaml']) as f:
+    yaml_text = f.read()
+  assert f'native_transport_port: {lifecycle.node.native_port}' in yaml_text
+
+
+def testStopEndsTheProcessByItsPid(lifecycle):
+  assert lifecycle.ran_before_stop
+  assert not lifecycle.ran_after_stop
+  assert not lifecycle.node.pid_file.exists()
+  assert not lifecycle.served_cql_after_stop
