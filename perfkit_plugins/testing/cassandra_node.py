@@ -137,6 +137,21 @@ TOOLS_LOGBACK = """<configuration>
 </configuration>
 """
 
+FETCH_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>perfkit_plugins.testing</groupId>
+  <artifactId>cassandra-jars</artifactId>
+  <version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.cassandra</groupId>
+      <artifactId>cassandra-all</artifactId>
+      <version>{version}</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
 # bin/cassandra: the tarball script's options -f, -p <pid file> and -R
 # (accepted, root is not refused here). In the background, a subshell stays
 # the server's parent and reaps it when it exits, as init does on a real host
