@@ -3,10 +3,10 @@
 One backlog per version: compaction throughput lowered to 1 MiB/s, then 8
 rounds of 2 MiB written through cassandra-driver, each flushed into an
 SSTable, so size-tiered compaction has several jobs to run one after the
-other (one compactor), for half a minute or so. Then the plugin's WaitForQuiesce polls the node through the
-plugin's CassandraEngine on a LocalVm until it has been idle for the settle
-window, and its figures are checked against the node's own
-`system.compaction_history`, read over CQL.
+other (one compactor), for half a minute or so. Then the plugin's
+WaitForQuiesce polls the node through the plugin's CassandraEngine on a
+LocalVm until it has been idle for the settle window, and its figures are
+checked against the node's own `system.compaction_history`, read over CQL.
 
 The VM's commands run with TZ=Asia/Kolkata (UTC+05:30), as on a server whose
 local time is not UTC: nodetool prints compaction times in local time, so
