@@ -57,6 +57,18 @@ class Engine(abc.ABC):
   def LogPaths(self):
     """Remote paths of logs and configs to pull into the run directory."""
 
+  def Tuning(self, vms):
+    """What the nodes run with, read back from them.
+
+    Args:
+      vms: the server VMs.
+
+    Returns:
+      (sample metadata with `scylla_` keys, total shards or None when the
+      database has no shards).
+    """
+    return {'scylla_version': self.Version(vms[0])}, None
+
   def PrepareLogs(self, vm):
     """Writes logs that are not plain files (e.g. journald) to LogPaths."""
 

@@ -284,6 +284,20 @@ class ScyllaEngine(base.Engine):
       self.volumes[vm.name] = volume
       self.tuning_records[vm.name] = record
 
+  def Tuning(self, vms):
+    """Every node's tuning read back; differences to the rule are logged.
+
+    Nodes are identical machines, so the first node's metadata stands for
+    the cluster; any node that differs is reported by TuningReport.
+    """
+    records = [
+        ReadTuning(vm, self.settings.nic or self._DefaultNic(vm)) for vm in vms
+    ]
+    per_node, _ = TuningReport(records, self.settings.release)
+    metadata = dict(per_node[vms[0].name])
+    metadata['scylla_shards_total'] = sum(r.shards for r in records)
+    return metadata, metadata['scylla_shards_total']
+
   def _DefaultNic(self, vm):
     out, _ = vm.RemoteCommand(DefaultRouteCommand())
     return scylla_config.ParseDefaultRouteNic(out)

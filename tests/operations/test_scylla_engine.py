@@ -477,3 +477,26 @@ def test_tablets_are_watched_when_on(testdata):
   status = engine.CompactionStatus(vm)
   assert status.running == 0 and status.pending == 0
   assert vm.CommandsMatching(r'^cqlsh 10\.0\.0\.7 -e .*system\.tablets')
+
+
+def test_tuning_read_back_for_the_samples(testdata, tmp_path):
+  """Run reads the tuning from the nodes again (no state from Prepare)."""
+  servers = [
+      _Server(
+          testdata,
+          f'server-{i}',
+          f'10.0.0.{i + 2}',
+          _Lsblk(('nvme0n1', 'nvme_card-pd'), []),
+          '',
+          88,
+          2,
+          'ens4',
+      )
+      for i in range(3)
+  ]
+  metadata, shards = _Engine(12, tmp_path, nic='ens4').Tuning(servers)
+  assert shards == 3 * 80
+  assert metadata['scylla_shards'] == 80
+  assert metadata['scylla_shards_total'] == 240
+  assert metadata['scylla_irq_vcpus'] == 8
+  assert metadata['scylla_predicted_shards'] == 80
