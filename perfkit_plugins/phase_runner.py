@@ -1,0 +1,484 @@
+"""Runs a planned stress step on the loaders and brings its outputs home.
+
+Every loader's cassandra-stress starts at once (one thread per loader, held
+at a barrier until all are ready) through `vm.RobustRemoteCommand`, which
+survives ssh drops over hours-long runs. The remote command
+(`LoaderCommand`) also records, on the loader:
+
+* `<stem>.times`: the loader's clock just before and just after
+  cassandra-stress (`date +%s.%N`), and its exit code. Moved to the
+  controller's clock with the loader's offset, these are the loader's start
+  and end wall clock.
+* `<stem>.cpu`: a /proc/stat sample every few seconds while it runs
+  (core/loader_cpu.py reads it), for the loader saturation guard.
+
+While the step runs, a step that is expected to last more than a minute (or
+whose length is unknown) gets a progress line in the PKB log at most every
+`progress_interval_s`: elapsed, expected remaining, current op rate (from
+the last interval line of each loader's output, read with a cheap `tail`).
+
+Whatever happens (a loader's command fails, a loader is unreachable), every
+loader's stdout, text log, HDR log, times and CPU files are pulled into the
+local directory; a file that cannot be pulled is recorded with the reason,
+and a loader's error is recorded in its LoaderRecord: nothing here raises
+because of one loader, so what the others produced is never lost.
+core/phase_results.py turns the record and the files into results, and
+fails the step loudly if any loader's output is missing or incomplete.
+"""
+
+import concurrent.futures
+import contextlib
+import functools
+import logging
+import os
+import posixpath
+import shlex
+import threading
+import time
+
+from perfkit_plugins.core import clocks
+from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import stress_output
+
+# Seconds between /proc/stat samples on the loaders.
+CPU_SAMPLE_INTERVAL_S = 5
+# How long a loader thread waits for the others before starting anyway
+# (e.g. when the thread runner allows fewer threads than loaders).
+_BARRIER_TIMEOUT_S = 120
+# Steps longer than this get progress lines.
+_PROGRESS_MIN_STEP_S = 60
+# Lines of a loader's output read for its current op rate: enough for the
+# op types of a mixed run and the `total` line after them.
+_PROGRESS_TAIL_LINES = 8
+_PROGRESS_COMMAND_TIMEOUT_S = 60
+
+
+def RemotePaths(run):
+  """Remote files of one loader run, by kind (phase_results.FILE_KINDS).
+
+  The times and CPU files sit next to the run's stdout file.
+  """
+  stem = posixpath.splitext(run.stdout_path)[0]
+  return {
+      phase_results.STDOUT: run.stdout_path,
+      phase_results.LOG: run.log_path,
+      phase_results.HDR: run.hdr_path,
+      phase_results.TIMES: stem + '.times',
+      phase_results.CPU: stem + '.cpu',
+  }
+
+
+def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
+  """The remote command that runs one loader's cassandra-stress.
+
+  POSIX sh (PKB's RobustRemoteCommand runs it with /bin/sh): removes old
+  outputs, takes a first CPU sample and starts the sampler (a sample every
+  cpu_interval_s), writes `start <date>`, runs the command in a subshell
+  with stdout and stderr into the run's stdout file, stops the sampler and
+  waits for it to be gone, takes a last sample (so every run has at least
+  two, in time order), writes `end <date> exit <code>` and exits with
+  cassandra-stress's exit code.
+
+  Args:
+    run: plan.LoaderRun.
+    cpu_interval_s: seconds between CPU samples.
+
+  Returns:
+    The command line.
+  """
+  paths = {kind: shlex.quote(p) for kind, p in RemotePaths(run).items()}
+  directories = sorted(
+      {posixpath.dirname(p) for p in RemotePaths(run).values()}
+  )
+  sample = f'echo "$({clocks.DATE_COMMAND}) $(head -n 1 /proc/stat)"'
+  interval = shlex.quote(str(cpu_interval_s))
+  cpu, times = paths[phase_results.CPU], paths[phase_results.TIMES]
+  return (
+      f'mkdir -p {" ".join(shlex.quote(d) for d in directories)}'
+      f' && rm -f {" ".join(paths.values())} || exit 1;'
+      f' {sample} >{cpu};'
+      f' (while sleep {interval}; do {sample}; done) >>{cpu} 2>&1 &'
+      ' sampler=$!;'
+      f' echo "start $({clocks.DATE_COMMAND})" >{times};'
+      f' ({run.command}) >{paths[phase_results.STDOUT]} 2>&1;'
+      ' status=$?; { kill $sampler; wait $sampler; } 2>/dev/null;'
+      f' {sample} >>{cpu};'
+      f' echo "end $({clocks.DATE_COMMAND}) exit $status" >>{times};'
+      ' exit $status'
+  )
+
+
+def ProgressCommand(run):
+  """Prints the interval header and the last lines of a run's stdout."""
+  out = shlex.quote(run.stdout_path)
+  return (
+      f"{{ grep -m 1 -e '^type ' {out};"
+      f' tail -n {_PROGRESS_TAIL_LINES} {out}; }} 2>/dev/null'
+  )
+
+
+def _CommandTimeout(step):
+  """Seconds after which a timed step's command is stopped; None: never.
+
+  Twice the duration plus ten minutes leaves room for start-up, schema
+  creation and a schedule that fell behind; counted steps (populate) have
+  no expected length.
+  """
+  if step.expected_duration_s is None:
+    return None
+  return 2 * step.expected_duration_s + 600
+
+
+def _DefaultRunThreaded(target, params):
+  """Like PKB's background_tasks.RunThreaded for ((args), {kwargs}) params."""
+  with concurrent.futures.ThreadPoolExecutor(max(1, len(params))) as pool:
+    futures = [pool.submit(target, *args, **kwargs) for args, kwargs in params]
+    return [future.result() for future in futures]
+
+
+def _Call(function):
+  return function()
+
+
+class _Countdown:
+  """Sets `done` when `count` tasks have finished."""
+
+  def __init__(self, count):
+    self._count = count
+    self._lock = threading.Lock()
+    self.done = threading.Event()
+    if not count:
+      self.done.set()
+
+  def Finished(self):
+    with self._lock:
+      self._count -= 1
+      if self._count <= 0:
+        self.done.set()
+
+
+def _RunLoader(vm, run, step, barrier, countdown, clock, cpu_interval_s):
+  """Runs one loader's command; returns (launched_at, returned_at, error)."""
+  try:
+    try:
+      barrier.wait(_BARRIER_TIMEOUT_S)
+    except threading.BrokenBarrierError:
+      logging.warning(
+          '%s: loader %d starts without waiting for the others',
+          step.name,
+          run.loader_index,
+      )
+    launched_at = clock()
+    error = None
+    try:
+      vm.RobustRemoteCommand(
+          LoaderCommand(run, cpu_interval_s), timeout=_CommandTimeout(step)
+      )
+    except Exception as e:  # pylint: disable=broad-except
+      # Recorded, never raised: the other loaders' outputs must be kept.
+      error = f'{type(e).__name__}: {e}'
+      logging.warning(
+          '%s: loader %d (%s) failed: %s',
+          step.name,
+          run.loader_index,
+          vm.name,
+          error,
+      )
+    return launched_at, clock(), error
+  finally:
+    countdown.Finished()
+
+
+def _CurrentRate(vm, run):
+  """(op/s, total ops) of a run's last `total` interval line, or None."""
+  try:
+    text, _ = vm.RemoteCommand(
+        ProgressCommand(run),
+        ignore_failure=True,
+        timeout=_PROGRESS_COMMAND_TIMEOUT_S,
+    )
+    if not text.endswith('\n'):
+      # The last line may still be being written.
+      text = text[: text.rfind('\n') + 1]
+    lines = [
+        line
+        for line in stress_output.ParseIntervalLines(text)
+        if line.op_type == 'total'
+    ]
+  except Exception:  # pylint: disable=broad-except
+    # Progress is best effort: a slow or unreachable loader only leaves a
+    # gap in the progress line.
+    return None
+  return (lines[-1].op_rate, lines[-1].total_ops) if lines else None
+
+
+def _Remaining(step, elapsed_s, rates):
+  """Expected seconds left, or None when unknown."""
+  if step.expected_duration_s is not None:
+    return max(0.0, step.expected_duration_s - elapsed_s)
+  planned = sum(run.operations for run in step.runs)
+  if not planned or None in rates:
+    return None
+  done = sum(total_ops for _, total_ops in rates)
+  if not done:
+    return None
+  return elapsed_s * max(0, planned - done) / done
+
+
+def ProgressMessage(step, elapsed_s, rates):
+  """One progress line for the PKB log.
+
+  Args:
+    step: plan.Step.
+    elapsed_s: seconds since the loaders started.
+    rates: per run, (op/s, total ops) of its last interval, or None.
+
+  Returns:
+    e.g. 'populate: 600 s elapsed, about 1200 s left, 123456 op/s from 4/4
+    loaders'.
+  """
+  remaining = _Remaining(step, elapsed_s, rates)
+  left = (
+      'time left unknown'
+      if remaining is None
+      else f'about {remaining:.0f} s left'
+  )
+  known = [rate for rate in rates if rate is not None]
+  return (
+      f'{step.name}: {elapsed_s:.0f} s elapsed, {left},'
+      f' {sum(rate for rate, _ in known):.0f} op/s from'
+      f' {len(known)}/{len(rates)} loaders'
+  )
+
+
+def _Monitor(step, vms, started_at, countdown, clock, progress_interval_s):
+  """Logs progress until every loader has finished."""
+  while not countdown.done.wait(progress_interval_s):
+    rates = [_CurrentRate(vms[run.loader_index], run) for run in step.runs]
+    if not countdown.done.is_set():
+      logging.info(ProgressMessage(step, clock() - started_at, rates))
+
+
+def _PullAll(vm, run, local_dir):
+  """Pulls every file of a run; returns ({kind: local}, {kind: reason})."""
+  pulled, missing = {}, {}
+  for kind, remote in RemotePaths(run).items():
+    try:
+      vm.PullFile(local_dir, remote)
+    except Exception as e:  # pylint: disable=broad-except
+      missing[kind] = f'{type(e).__name__}: {e}'
+      continue
+    local = os.path.join(local_dir, posixpath.basename(remote))
+    if os.path.exists(local):
+      pulled[kind] = local
+    else:
+      missing[kind] = f'pulled, but {local} does not exist'
+  return pulled, missing
+
+
+def _LoaderTimes(pulled):
+  """core LoaderTimes from a pulled times file, or (None, reason)."""
+  path = pulled.get(phase_results.TIMES)
+  if path is None:
+    return None, 'no times file'
+  with open(path, errors='replace') as f:
+    text = f.read()
+  try:
+    return phase_results.ParseTimes(text), None
+  except ValueError as e:
+    return None, str(e)
+
+
+def _Record(run, vm, offset_s, launched, pulled, missing):
+  launched_at, returned_at, error = launched
+  times, reason = _LoaderTimes(pulled)
+  start_s = end_s = exit_code = None
+  if times is not None:
+    start_s = times.start_s - offset_s
+    end_s = None if times.end_s is None else times.end_s - offset_s
+    exit_code = times.exit_code
+  if reason and error is None and phase_results.TIMES not in missing:
+    error = f'unreadable times file: {reason}'
+  return phase_results.LoaderRecord(
+      loader_index=run.loader_index,
+      vm_name=vm.name,
+      clock_offset_s=offset_s,
+      remote_files=RemotePaths(run),
+      local_files=pulled,
+      missing_files=missing,
+      start_s=start_s,
+      end_s=end_s,
+      exit_code=exit_code,
+      error=error,
+      launched_at=launched_at,
+      returned_at=returned_at,
+  )
+
+
+def RunStressStep(
+    step,
+    loader_vms,
+    local_dir,
+    clock_offsets,
+    clock=time.time,
+    run_threaded=None,
+    progress_interval_s=60,
+    cpu_interval_s=CPU_SAMPLE_INTERVAL_S,
+):
+  """Runs a stress step on its loaders and pulls every output.
+
+  Args:
+    step: plan.Step of kind 'stress'.
+    loader_vms: the loader VMs; run i of the step runs on
+      loader_vms[run.loader_index].
+    local_dir: existing local directory (the PKB run directory) that
+      receives every loader's files.
+    clock_offsets: {vm.name: VM clock minus controller clock, seconds}
+      (clocks.MeasureClockOffsets(...)[name].offset_s); a VM missing here
+      counts as 0.
+    clock: the controller's clock (epoch seconds); injectable for tests.
+    run_threaded: PKB's background_tasks.RunThreaded, or anything with its
+      contract for ((args), {kwargs}) params; None: a thread pool.
+    progress_interval_s: seconds between progress lines.
+    cpu_interval_s: seconds between CPU samples on the loaders.
+
+  Returns:
+    phase_results.StepRecord. Never raises because of a loader: failures
+    are in the record.
+
+  Raises:
+    ValueError: the step is not a stress step or names a missing loader.
+  """
+  if step.kind != 'stress':
+    raise ValueError(f'{step.name} is a {step.kind} step, not a stress step')
+  for run in step.runs:
+    if not 0 <= run.loader_index < len(loader_vms):
+      raise ValueError(
+          f'{step.name}: loader {run.loader_index} of {len(loader_vms)}'
+      )
+  run_threaded = run_threaded or _DefaultRunThreaded
+  barrier = threading.Barrier(len(step.runs))
+  countdown = _Countdown(len(step.runs))
+  started_at = clock()
+  logging.info(
+      'Starting %s on %d loaders (expected %s s)',
+      step.name,
+      len(step.runs),
+      step.expected_duration_s,
+  )
+  tasks = [
+      functools.partial(
+          _RunLoader,
+          loader_vms[run.loader_index],
+          run,
+          step,
+          barrier,
+          countdown,
+          clock,
+          cpu_interval_s,
+      )
+      for run in step.runs
+  ]
+  if (
+      step.expected_duration_s is None
+      or step.expected_duration_s > _PROGRESS_MIN_STEP_S
+  ):
+    tasks.append(
+        functools.partial(
+            _Monitor,
+            step,
+            loader_vms,
+            started_at,
+            countdown,
+            clock,
+            progress_interval_s,
+        )
+    )
+  launched = run_threaded(_Call, [((task,), {}) for task in tasks])
+  ended_at = clock()
+  pulls = run_threaded(
+      _Call,
+      [
+          (
+              (
+                  functools.partial(
+                      _PullAll, loader_vms[r.loader_index], r, local_dir
+                  ),
+              ),
+              {},
+          )
+          for r in step.runs
+      ],
+  )
+  loaders = []
+  for run, run_launch, (pulled, missing) in zip(step.runs, launched, pulls):
+    vm = loader_vms[run.loader_index]
+    loaders.append(
+        _Record(
+            run,
+            vm,
+            clock_offsets.get(vm.name, 0.0),
+            run_launch,
+            pulled,
+            missing,
+        )
+    )
+    if missing:
+      logging.warning(
+          '%s: loader %d (%s): could not pull %s',
+          step.name,
+          run.loader_index,
+          vm.name,
+          '; '.join(f'{kind}: {why}' for kind, why in missing.items()),
+      )
+  logging.info('%s finished in %.0f s', step.name, ended_at - started_at)
+  return phase_results.StepRecord(
+      step_name=step.name,
+      started_at=started_at,
+      ended_at=ended_at,
+      loaders=tuple(loaders),
+  )
+
+
+def LoadStepResult(step, record, settings):
+  """Reads a step's pulled files and computes its results.
+
+  HDR logs are read as open files, line by line, so long logs of many
+  loaders need little memory.
+
+  Args:
+    step: plan.Step run by RunStressStep.
+    record: the StepRecord it returned.
+    settings: core.settings.Settings (HDR interval, saturation guard).
+
+  Returns:
+    phase_results.StepResult.
+
+  Raises:
+    phase_results.PhaseOutputError: a loader failed or its outputs are
+      missing, empty or cut; or loaders were saturated and the saturation
+      action is 'fail'.
+  """
+  with contextlib.ExitStack() as stack:
+    outputs = {}
+    for loader in record.loaders:
+      files = loader.local_files
+      hdr = None
+      if phase_results.HDR in files:
+        hdr = stack.enter_context(
+            open(files[phase_results.HDR], errors='replace')
+        )
+      outputs[loader.loader_index] = phase_results.LoaderOutput(
+          stdout=_ReadText(files.get(phase_results.STDOUT)),
+          log=_ReadText(files.get(phase_results.LOG)),
+          hdr=hdr,
+          cpu=_ReadText(files.get(phase_results.CPU)),
+      )
+    return phase_results.ResultOfStep(step, record, outputs, settings)
+
+
+def _ReadText(path):
+  if path is None:
+    return None
+  with open(path, errors='replace') as f:
+    return f.read()

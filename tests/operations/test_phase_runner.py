@@ -1,0 +1,520 @@
+"""Tests of phase_runner.py: a whole stress step on recording fake loaders.
+
+Each fake loader, when its stress command runs, "writes" real outputs into
+its remote files: the lab's cassandra-stress text output and HDR log of one
+write run (moved in time by code where a test needs it), and the times and
+CPU files a real loader command wrote (tests/testdata/loader). The chain
+RunStressStep -> LoadStepResult -> StressRows is the one the benchmark runs.
+"""
+
+import concurrent.futures
+import logging
+import os
+import re
+import shlex
+import subprocess
+import threading
+
+import pytest
+
+from perfkit_plugins import phase_runner
+from perfkit_plugins.core import cost
+from perfkit_plugins.core import loader_cpu
+from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import plan
+from perfkit_plugins.core import sample_rows
+from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.testing import fake_vm
+
+WRITE_TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
+WRITE_HDR = 'cs-write-n200k-seq-t50-hdr.w.hdr'
+WRAPPER = r'sampler=\$!'
+PROGRESS = r'^\{ grep -m 1'
+# Safety net for tests that wait for another thread: far longer than any
+# of them needs, so that a broken runner fails instead of hanging.
+WAIT_S = 30
+
+
+def Settings(**changes):
+  fields = dict(
+      phases=('populate', 'latency'),
+      num_keys=400000,
+      loader_count=2,
+      hdr_interval_s=1,
+      latency_rates=(4000,),
+      latency_duration_s=30,
+  )
+  fields.update(changes)
+  return settings_lib.Validate(settings_lib.Settings(**fields))
+
+
+def Steps(settings):
+  steps = plan.PlanPhases(
+      settings, ['10.0.0.1'], 1 << 30, '/opt/cs/bin/cassandra-stress', '/r'
+  )
+  return {step.name: step for step in steps}
+
+
+def Context():
+  return sample_rows.RunContext(
+      engine='scylla',
+      version='2026.3.0',
+      servers=3,
+      server_machine_type='z3-highmem-88',
+      server_vcpus=264,
+      shards=240,
+      server_price=cost.LookUp('z3-highmem-88'),
+  )
+
+
+@pytest.fixture
+def outputs(lab, testdata, shifted_hdr):
+  """Returns files(shift_s=0, times=..., cpu=...) -> {kind: real content}."""
+
+  def Files(shift_s=0.0, times='loader-busy.times', cpu='loader-idle.cpu'):
+    text = lab(WRITE_TEXT)
+    return {
+        phase_results.STDOUT: text,
+        phase_results.LOG: text,
+        phase_results.HDR: shifted_hdr(lab(WRITE_HDR), shift_s),
+        phase_results.TIMES: testdata('loader', times),
+        phase_results.CPU: testdata('loader', cpu),
+    }
+
+  return Files
+
+
+def Serve(vm, run, files, error=None, before=None):
+  """When run's stress command runs on vm, writes files; then maybe fails.
+
+  Args:
+    vm: FakeVm.
+    run: plan.LoaderRun.
+    files: {kind: content} written into vm.remote_files.
+    error: raise RemoteCommandError with this message after writing.
+    before: called with the command before anything is written.
+  """
+  paths = phase_runner.RemotePaths(run)
+
+  def Run(command):
+    if before:
+      before(command)
+    for kind, content in files.items():
+      vm.remote_files[paths[kind]] = content
+    if error:
+      raise fake_vm.RemoteCommandError(f'{vm.name}: {error}')
+    return ''
+
+  vm.Reply(WRAPPER, Run)
+
+
+def Loaders(count=2):
+  return [fake_vm.FakeVm(f'loader{i}', f'10.0.1.{i}') for i in range(count)]
+
+
+def LocalFiles(local_dir):
+  return sorted(os.listdir(local_dir))
+
+
+def testWholeStepOnRealOutputs(tmp_path, outputs):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  # loader1's clock is 2 s ahead: its HDR log is 2 s late, on its clock.
+  Serve(vms[0], step.runs[0], outputs())
+  Serve(
+      vms[1],
+      step.runs[1],
+      outputs(shift_s=2.0, times='loader-idle.times'),
+  )
+  record = phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {'loader0': 0.0, 'loader1': 2.0}
+  )
+  for vm, run in zip(vms, step.runs):
+    (command,) = vm.CommandsMatching(WRAPPER)
+    assert command == phase_runner.LoaderCommand(run)
+  assert LocalFiles(tmp_path) == sorted(
+      f'populate.loader{i}.{ext}'
+      for i in (0, 1)
+      for ext in ('out', 'log', 'hdr', 'times', 'cpu')
+  )
+  loader0, loader1 = record.loaders
+  assert (loader0.error, loader1.error) == (None, None)
+  assert (loader0.exit_code, loader1.exit_code) == (0, 0)
+  # Loader times, moved to the controller's clock.
+  assert loader0.start_s == pytest.approx(1795309197.913115608)
+  assert loader1.start_s == pytest.approx(1795309203.943016302 - 2.0)
+  assert loader1.clock_offset_s == 2.0
+
+  result = phase_runner.LoadStepResult(step, record, settings)
+  assert result.ops['WRITE'].op_rate == pytest.approx(2 * 200000 / 9.4)
+  assert result.ops['WRITE'].operations == 400000
+  rows = sample_rows.StressRows(step, result, Context())
+  assert {row.metric for row in rows} == {
+      'op_rate',
+      'partition_rate',
+      'row_rate',
+      'operations',
+      'errors',
+      'duration',
+      'op_rate_per_vcpu',
+      'op_rate_per_shard',
+      'ops_per_dollar',
+      'dollars_per_million_ops',
+      'latency_mean',
+      'latency_p50',
+      'latency_p95',
+      'latency_p99',
+      'latency_p999',
+      'latency_max',
+      'op_rate_series',
+      'latency_p99_series',
+      'loader_cpu_max',
+      'phase_status',
+  }
+  assert len(rows) == 20
+  (status,) = [row for row in rows if row.metric == 'phase_status']
+  assert status.value == 1
+
+
+def testFixedRateStepPublishesResponseAndServiceTime(
+    tmp_path, outputs, lab, shifted_hdr
+):
+  settings = Settings()
+  step = Steps(settings)['latency_4000']
+  vms = Loaders()
+  for vm, run in zip(vms, step.runs):
+    files = outputs()
+    files[phase_results.HDR] = shifted_hdr(lab(WRITE_HDR), 0.0, ('rt', 'wt'))
+    Serve(vm, run, files)
+  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  result = phase_runner.LoadStepResult(step, record, settings)
+  rows = sample_rows.StressRows(step, result, Context())
+  kinds = sorted(
+      row.metadata['scylla_latency_kind']
+      for row in rows
+      if row.metric == 'latency_p99'
+  )
+  assert kinds == ['rt', 'st']
+  # A 30 s step gets no progress lines.
+  assert not vms[0].CommandsMatching(PROGRESS)
+
+
+def testLoadersStartTogether(tmp_path, outputs):
+  settings = Settings(loader_count=3)
+  step = Steps(settings)['populate']
+  vms = Loaders(3)
+  started = [threading.Event() for _ in vms]
+  waited = []
+
+  def WaitForAll(index):
+    def Before(command):
+      started[index].set()
+      # A loader whose command only started after this one's returned would
+      # never be seen here.
+      waited.append(all(event.wait(WAIT_S) for event in started))
+
+    return Before
+
+  for i, (vm, run) in enumerate(zip(vms, step.runs)):
+    Serve(vm, run, outputs(), before=WaitForAll(i))
+  phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  assert waited == [True, True, True]
+
+
+def testNoLoaderStartsBeforeEveryLoaderThreadIsReady(tmp_path, outputs):
+  settings = Settings(phases=('latency',))
+  step = Steps(settings)['latency_4000']
+  vms = Loaders()
+  for vm, run in zip(vms, step.runs):
+    Serve(vm, run, outputs())
+  issued_before_last = []
+
+  def StaggeredRunThreaded(target, params):
+    """Starts one thread at a time, the last one late."""
+    threads = []
+    results = [None] * len(params)
+    for i, (args, kwargs) in enumerate(params):
+      if i == len(params) - 1:
+        # Without a barrier, loader 0 would have run by now.
+        threading.Event().wait(0.2)
+        issued_before_last.append(len(vms[0].CommandsMatching(WRAPPER)))
+
+      def Run(i=i, args=args, kwargs=kwargs):
+        results[i] = target(*args, **kwargs)
+
+      threads.append(threading.Thread(target=Run))
+      threads[-1].start()
+    for thread in threads:
+      thread.join(WAIT_S)
+    return results
+
+  phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {}, run_threaded=StaggeredRunThreaded
+  )
+  # The loaders' call (the pulls' call comes after the commands).
+  assert issued_before_last[0] == 0
+  assert len(vms[0].CommandsMatching(WRAPPER)) == 1
+
+
+def testUsesTheGivenThreadRunner(tmp_path, outputs):
+  settings = Settings()
+  step = Steps(settings)['latency_4000']
+  vms = Loaders()
+  for vm, run in zip(vms, step.runs):
+    Serve(vm, run, outputs())
+  calls = []
+
+  def RunThreaded(target, params):
+    """PKB's background_tasks.RunThreaded contract for (args, kwargs)."""
+    calls.append(len(params))
+    with concurrent.futures.ThreadPoolExecutor(len(params)) as pool:
+      futures = [pool.submit(target, *a, **k) for a, k in params]
+      return [future.result() for future in futures]
+
+  phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {}, run_threaded=RunThreaded
+  )
+  # The loaders, then the pulls.
+  assert calls == [2, 2]
+
+
+def Failure(step, record, settings):
+  with pytest.raises(phase_results.PhaseOutputError) as raised:
+    phase_runner.LoadStepResult(step, record, settings)
+  (row,) = sample_rows.FailureRows(step, Context(), raised.value)
+  assert (row.metric, row.value) == ('phase_status', 0)
+  assert row.metadata['scylla_status'] == 'failed'
+  return row.metadata['scylla_error']
+
+
+def testLoaderFailingMidPhase(tmp_path, outputs, lab, testdata):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  Serve(vms[0], step.runs[0], outputs())
+  text = lab(WRITE_TEXT)
+  cut_at = text.index('total,        117681')
+  hdr = outputs()[phase_results.HDR]
+  Serve(
+      vms[1],
+      step.runs[1],
+      {
+          phase_results.STDOUT: text[:cut_at],
+          phase_results.LOG: text[:cut_at],
+          phase_results.HDR: hdr[: len(hdr) // 2],
+          phase_results.TIMES: testdata('loader', 'loader-fail.times'),
+          phase_results.CPU: testdata('loader', 'loader-fail.cpu'),
+      },
+      error='command failed: exit 3',
+  )
+  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  # Everything of both loaders is pulled, what the failed one wrote too.
+  assert len(LocalFiles(tmp_path)) == 10
+  assert record.loaders[0].error is None
+  assert 'exit 3' in record.loaders[1].error
+  assert record.loaders[1].exit_code == 3
+  error = Failure(step, record, settings)
+  assert 'loader 1 (loader1): command failed' in error
+  assert 'loader 1 (loader1): log /r/populate.loader1.log' in error
+  assert 'loader 0' not in error
+
+
+def testMissingHdrFile(tmp_path, outputs):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  Serve(vms[0], step.runs[0], outputs())
+  files = outputs()
+  del files[phase_results.HDR]
+  Serve(vms[1], step.runs[1], files)
+  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  assert len(LocalFiles(tmp_path)) == 9
+  assert 'no such file' in record.loaders[1].missing_files['hdr']
+  assert list(record.loaders[1].missing_files) == ['hdr']
+  error = Failure(step, record, settings)
+  assert 'loader 1 (loader1): HDR log /r/populate.loader1.hdr missing' in error
+
+
+def testEmptyOutput(tmp_path, outputs):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  files = outputs()
+  files.update({phase_results.STDOUT: '', phase_results.LOG: ''})
+  Serve(vms[0], step.runs[0], files)
+  Serve(vms[1], step.runs[1], outputs())
+  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  error = Failure(step, record, settings)
+  assert 'loader 0 (loader0): log /r/populate.loader0.log: Empty' in error
+
+
+def testUnreachableLoader(tmp_path, outputs):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  Serve(vms[0], step.runs[0], outputs())
+  vms[1].Reply(
+      '.', fail=True, stderr='ssh: connect to host 10.0.1.1: timed out'
+  )
+  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  assert LocalFiles(tmp_path) == sorted(
+      f'populate.loader0.{ext}' for ext in ('out', 'log', 'hdr', 'times', 'cpu')
+  )
+  unreachable = record.loaders[1]
+  assert 'timed out' in unreachable.error
+  assert sorted(unreachable.missing_files) == sorted(phase_results.FILE_KINDS)
+  assert unreachable.start_s is None
+  # The span falls back on the controller's clock for that loader.
+  assert record.Span()[1] >= unreachable.returned_at
+  error = Failure(step, record, settings)
+  assert 'loader 1 (loader1): command failed' in error
+  assert 'timed out' in error
+
+
+class StepClock:
+  """A controller clock that moves 100 s per reading; thread safe."""
+
+  def __init__(self):
+    self._now = 1000.0
+    self._lock = threading.Lock()
+
+  def __call__(self):
+    with self._lock:
+      self._now += 100.0
+      return self._now
+
+
+def testProgressOfALongStep(tmp_path, outputs, lab, caplog):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  lines = lab(WRITE_TEXT).splitlines(keepends=True)
+  header = next(i for i, line in enumerate(lines) if line.startswith('type '))
+  # What `grep` and `tail` print while the run is at its 5.0 s line:
+  # 89,186 operations, 32,856 op/s.
+  progress = ''.join([lines[header]] + lines[header + 1 : header + 6])
+  polled = threading.Event()
+
+  def Progress(command):
+    polled.set()
+    return progress
+
+  for vm, run in zip(vms, step.runs):
+    vm.Reply(PROGRESS, Progress)
+    Serve(vm, run, outputs(), before=lambda _: polled.wait(WAIT_S))
+  with caplog.at_level(logging.INFO):
+    phase_runner.RunStressStep(
+        step,
+        vms,
+        str(tmp_path),
+        {},
+        clock=StepClock(),
+        progress_interval_s=0.01,
+    )
+  assert polled.is_set()
+  for vm, run in zip(vms, step.runs):
+    assert phase_runner.ProgressCommand(run) in vm.commands
+  messages = [
+      r.getMessage()
+      for r in caplog.records
+      if re.match(r'populate: \d+ s elapsed', r.getMessage())
+  ]
+  assert messages
+  assert re.search(
+      r'about \d+ s left, 65712 op/s from 2/2 loaders', messages[0]
+  )
+
+
+def testProgressMessage():
+  settings = Settings()
+  steps = Steps(settings)
+  latency = steps['latency_4000']
+  assert phase_runner.ProgressMessage(
+      latency, 10.0, [(2000.0, 20000), None]
+  ) == (
+      'latency_4000: 10 s elapsed, about 20 s left, 2000 op/s from 1/2 loaders'
+  )
+  populate = steps['populate']
+  # 100,000 of 400,000 operations in 60 s: 180 s to go.
+  assert (
+      phase_runner.ProgressMessage(
+          populate, 60.0, [(1000.0, 50000), (1000.0, 50000)]
+      )
+      == 'populate: 60 s elapsed, about 180 s left, 2000 op/s from 2/2 loaders'
+  )
+  assert 'time left unknown' in phase_runner.ProgressMessage(
+      populate, 60.0, [(1000.0, 50000), None]
+  )
+
+
+def testLoaderCommandQuotesEveryPath():
+  run = plan.LoaderRun(
+      loader_index=0,
+      role='writer',
+      command="/opt/cs/bin/cassandra-stress write 'n=10'",
+      log_path="/r/it's here/s.loader0.log",
+      hdr_path='/r/a b/s.loader0.hdr',
+      stdout_path='/r/a b/s.loader0.out',
+      key_range=plan.KeyRange(1, 10),
+      population='seq=1..10',
+      rate=0,
+      threads=1,
+      operations=10,
+      duration_s=0,
+  )
+  command = phase_runner.LoaderCommand(run, cpu_interval_s=5)
+  assert "mkdir -p '/r/a b' '/r/it'\"'\"'s here' &&" in command
+  assert (
+      "(/opt/cs/bin/cassandra-stress write 'n=10') >'/r/a b/s.loader0.out' 2>&1"
+      in command
+  )
+  assert ">>'/r/a b/s.loader0.times'" in command
+  assert ">'/r/a b/s.loader0.cpu'" in command
+  assert 'sleep 5;' in command
+  assert command.endswith('exit $status')
+
+
+def testLoaderCommandRunsUnderPosixSh(tmp_path, lab):
+  """Runs the real command with /bin/sh and a stand-in for cassandra-stress."""
+  directory = tmp_path / "it's a dir"
+  text_path = tmp_path / 'output.txt'
+  text_path.write_text(lab(WRITE_TEXT))
+  run = plan.LoaderRun(
+      loader_index=0,
+      role='writer',
+      command=f'cat {shlex.quote(str(text_path))}; exit 3',
+      log_path=str(directory / 's.loader0.log'),
+      hdr_path=str(directory / 's.loader0.hdr'),
+      stdout_path=str(directory / 's.loader0.out'),
+      key_range=plan.KeyRange(1, 10),
+      population='seq=1..10',
+      rate=0,
+      threads=1,
+      operations=10,
+      duration_s=0,
+  )
+  paths = phase_runner.RemotePaths(run)
+  finished = subprocess.run(
+      ['sh', '-c', phase_runner.LoaderCommand(run, cpu_interval_s=1)],
+      timeout=WAIT_S,
+      check=False,
+  )
+  assert finished.returncode == 3
+  with open(paths['stdout']) as f:
+    assert f.read() == lab(WRITE_TEXT)
+  with open(paths['times']) as f:
+    times = phase_results.ParseTimes(f.read())
+  assert times.exit_code == 3
+  assert times.start_s <= times.end_s
+  with open(paths['cpu']) as f:
+    samples = loader_cpu.ParseCpuSamples(f.read())
+  # One when the sampler starts, one after the command.
+  assert len(samples) >= 2
+
+
+def testRefusesOtherSteps():
+  settings = Settings(phases=('populate', 'quiesce'))
+  step = Steps(settings)['quiesce']
+  with pytest.raises(ValueError, match='not a stress step'):
+    phase_runner.RunStressStep(step, Loaders(), '/tmp', {})
