@@ -170,7 +170,12 @@ def _OpRuns(step, op_result):
 
 
 def _OpMetadata(step, op_result, base):
-  """What the loaders that ran one op type did."""
+  """base plus what the loaders that ran one op type did.
+
+  The step's own metadata (in base) describes the whole step; these keys
+  describe the op's loaders (in reads during writes the writers' threads,
+  rate and keys differ from the readers').
+  """
   runs = _OpRuns(step, op_result)
   populations = sorted({run.population for run in runs})
   threads = sorted({run.threads for run in runs})
@@ -192,9 +197,6 @@ def _OpMetadata(step, op_result, base):
       scylla_window_start=op_result.window_start_s,
       scylla_window_end=op_result.window_end_s,
   )
-  for key in ('consistency_level', 'replication_factor'):
-    if key in step.metadata:
-      metadata[PREFIX + key] = step.metadata[key]
   return metadata
 
 
