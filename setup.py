@@ -90,7 +90,10 @@ setuptools.setup(
         'report': ['matplotlib'],
     },
     entry_points={
-        'console_scripts': [],
+        'console_scripts': [
+            'scylla-phases-plan = perfkit_plugins.plan_command:Main',
+            'scylla-phases-report = perfkit_plugins.report_command:Main',
+        ],
     },
     cmdclass={
         'build_py': BuildPyWithPth,

@@ -1,0 +1,273 @@
+"""Every config in configs/ decodes through real PKB and the plan command.
+
+Needs a PKB checkout ($PKB_CHECKOUT, default /opt/PerfKitBenchmarker) under
+Python 3.12; skipped with a reason otherwise. `--ignore_package_requirements`
+lets `pkb.py --dry_run` decode AWS configs without the AWS CLI installed
+(the plan command sets it itself: it calls no cloud tool).
+"""
+
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from perfkit_plugins.testing import pkb_checkout
+
+CHECKOUT = pkb_checkout.RequireOrSkip()
+pytestmark = pytest.mark.pkb
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+_GROUPS_RE = re.compile(r'scylla_phases decoded groups: (\{.*\})')
+_TITLE_RE = re.compile(
+    r'^scylla_phases run (\d+) of (\d+): (\w+) on (\d+) x (\S+)$', re.M
+)
+
+# Per config: one (engine, server type, local SSDs or network disk type,
+# loader count, loader type) per run PKB starts, in order.
+EXPECTED_RUNS = {
+    'scylla_phases_z3_vs_n2.yaml': [
+        ('scylla', 'z3-highmem-88', 12, 30, 'c2-standard-30'),
+        ('scylla', 'n2-highmem-96', 24, 33, 'c2-standard-30'),
+    ],
+    'scylla_phases_vs_cassandra_c3_2xlarge.yaml': [
+        ('scylla', 'c3.2xlarge', 'gp3', 3, 'm4.2xlarge'),
+        ('cassandra', 'c3.2xlarge', 'gp3', 3, 'm4.2xlarge'),
+    ],
+    'scylla_phases_vs_cassandra_i4i_2xlarge.yaml': [
+        ('scylla', 'i4i.2xlarge', 1, 3, 'c6i.2xlarge'),
+        ('cassandra', 'i4i.2xlarge', 1, 3, 'c6i.2xlarge'),
+    ],
+    'scylla_phases_smoke.yaml': [
+        ('scylla', 'n2-standard-8', 2, 2, 'n2-highcpu-8'),
+    ],
+    'scylla_phases_server_type_matrix.yaml': [
+        ('scylla', 'z3-highmem-88', 12, 30, 'c2-standard-30'),
+        ('scylla', 'z3-highmem-176-standardlssd', 12, 60, 'c2-standard-30'),
+    ],
+}
+CONFIG_FILES = sorted(p.name for p in (REPO / 'configs').glob('*.yaml'))
+
+
+def _Env():
+  return dict(os.environ, PYTHONWARNINGS='ignore')
+
+
+def RunPkb(tmp_path, *args):
+  return subprocess.run(
+      [
+          sys.executable,
+          os.path.join(CHECKOUT, 'pkb.py'),
+          *args,
+          '--temp_dir',
+          str(tmp_path),
+      ],
+      capture_output=True,
+      text=True,
+      env=_Env(),
+      cwd=tmp_path,
+      timeout=300,
+      check=False,
+  )
+
+
+def RunPlan(tmp_path, *args):
+  return subprocess.run(
+      [sys.executable, '-m', 'perfkit_plugins.plan_command', *args],
+      capture_output=True,
+      text=True,
+      env=_Env(),
+      cwd=tmp_path,
+      timeout=300,
+      check=False,
+  )
+
+
+def _Disk(servers):
+  volume = servers['data_volume']
+  return volume.get('local_ssds', volume.get('network_disk'))
+
+
+def test_every_config_file_has_expectations():
+  assert CONFIG_FILES == sorted(EXPECTED_RUNS)
+  assert not (REPO / 'configs' / '.keep').exists()
+
+
+@pytest.mark.parametrize('config_file', CONFIG_FILES)
+def test_config_decodes_in_pkb_dry_run(tmp_path, config_file):
+  result = RunPkb(
+      tmp_path,
+      '--benchmarks=scylla_phases',
+      f'--benchmark_config_file={config_file}',
+      '--ignore_package_requirements',
+      '--dry_run',
+  )
+  output = result.stderr + result.stdout
+  assert result.returncode == 0, output[-3000:]
+  runs = [json.loads(m) for m in _GROUPS_RE.findall(output)]
+  decoded = [
+      (
+          r['servers']['machine_type'],
+          _Disk(r['servers']),
+          r['loaders']['vm_count'],
+          r['loaders']['machine_type'],
+      )
+      for r in runs
+  ]
+  assert decoded == [run[1:] for run in EXPECTED_RUNS[config_file]]
+  assert all(r['servers']['vm_count'] == 3 for r in runs)
+
+
+def _Sections(text):
+  """The plan text of each run, keyed by its title's match."""
+  titles = list(_TITLE_RE.finditer(text))
+  ends = [t.start() for t in titles[1:]] + [len(text)]
+  return [(t, text[t.end() : end]) for t, end in zip(titles, ends)]
+
+
+@pytest.mark.parametrize('config_file', CONFIG_FILES)
+def test_config_plans(tmp_path, config_file):
+  result = RunPlan(tmp_path, f'--benchmark_config_file={config_file}')
+  assert result.returncode == 0, result.stderr[-3000:]
+  expected = EXPECTED_RUNS[config_file]
+  sections = _Sections(result.stdout)
+  assert len(sections) == len(expected)
+  for i, ((title, body), run) in enumerate(zip(sections, expected)):
+    engine, server_type, disk, loaders, loader_type = run
+    assert title.groups() == (
+        str(i + 1),
+        str(len(expected)),
+        engine,
+        '3',
+        server_type,
+    )
+    assert f'  loaders: {loaders} x {loader_type}:' in body
+    if isinstance(disk, int):
+      assert f'{disk} local SSD' in body
+    else:
+      assert 'network disk per server' in body
+    # Every stress step lists one command per loader, on every server.
+    commands = re.findall(r'^      (\S+cassandra-stress .*)$', body, re.M)
+    steps = re.findall(r'^  (\w+) \[stress, ', body, re.M)
+    assert steps
+    loader_lines = re.findall(r'^    loader (\d+) ', body, re.M)
+    assert len(commands) == len(loader_lines) > 0
+    assert all('-node server0,server1,server2 ' in c for c in commands)
+    assert set(int(n) for n in loader_lines) == set(range(loaders))
+    for section in ('Data set', 'Duration', 'Cost (on-demand)', 'Warnings'):
+      assert f'\n{section}\n' in body
+  if len(expected) > 1:
+    assert '\nAll runs\n' in result.stdout
+
+
+def test_z3_study_plan_matches_the_study(tmp_path):
+  result = RunPlan(
+      tmp_path, '--benchmark_config_file=scylla_phases_z3_vs_n2.yaml'
+  )
+  z3, n2 = _Sections(result.stdout)
+  assert 'shards per server (perftune rule, predicted): 80; IRQ vCPUs: 8' in (
+      z3[1]
+  )
+  assert "-col 'size=FIXED(1024)' 'n=FIXED(1)'" in z3[1]
+  assert "mixed 'ratio(write=1,read=1)'" in z3[1]
+  assert 'cl=QUORUM' in z3[1] and "'replication(factor=3)'" in z3[1]
+  assert '3 x $13.000/h = $39.00/h (us-central1' in z3[1]
+  assert '3 x n2-highmem-96: price unknown' in n2[1]
+
+
+def test_c3_study_plan_keeps_the_study_parameters(tmp_path):
+  result = RunPlan(
+      tmp_path,
+      '--benchmark_config_file=scylla_phases_vs_cassandra_c3_2xlarge.yaml',
+  )
+  (_, scylla), (_, cassandra) = _Sections(result.stdout)
+  for body in (scylla, cassandra):
+    assert 'partitions: 810,774,192 of 170 B' in body
+    for rate in (5000, 10000, 20000, 30000):
+      assert f'  latency_{rate} [stress, 1800 s]' in body
+    assert 'fixed=10000/s' in body  # 30K op/s over 3 loaders
+    assert "'dist=gaussian(1..810774192,405387096,10000)'" in body
+    assert "'dist=gaussian(1..810774192,405387096,99952732)'" in body
+    assert 'seq=1..10000007' in body  # the reads-during-writes writer
+  assert 'Apache Cassandra 5.0.6' in cassandra
+  assert re.search(r'populate +5h 21m 33s  estimated', cassandra)
+
+
+def test_plan_flags_on_the_command_line(tmp_path):
+  result = RunPlan(
+      tmp_path,
+      '--machine_type=z3-highmem-88',
+      '--scylla_latency_rates=5000,3000000',
+      '--scylla_loader_count=10',
+  )
+  assert result.returncode == 0, result.stderr[-3000:]
+  ((title, body),) = _Sections(result.stdout)
+  assert title.group(5) == 'z3-highmem-88'
+  assert '  loaders: 10 x n2-highcpu-32:' in body
+  assert (
+      '! --scylla_latency_rates: 3,000,000 op/s is above the expected'
+      ' maximum write rate of 2,230,800 op/s'
+      in body
+  )
+  assert '! loaders: 10 x n2-highcpu-32 (320 vCPUs) may be too few' in body
+
+
+def test_plan_refuses_a_replication_factor_above_the_server_count(tmp_path):
+  result = RunPlan(tmp_path, '--scylla_replication_factor=5')
+  assert result.returncode == 1
+  assert result.stdout == ''
+  assert (
+      'scylla-phases-plan: --scylla_replication_factor: 5 is above the'
+      ' server count 3'
+      in result.stderr
+  )
+
+
+def test_plan_without_pkb_says_how_to_point_at_a_checkout(tmp_path):
+  env = dict(_Env(), PKB_CHECKOUT=str(tmp_path / 'none'))
+  env.pop('PYTHONPATH', None)
+  result = subprocess.run(
+      [sys.executable, '-m', 'perfkit_plugins.plan_command'],
+      capture_output=True,
+      text=True,
+      env=env,
+      cwd=tmp_path,
+      timeout=300,
+      check=False,
+  )
+  assert result.returncode == 1
+  assert (
+      f'needs a PerfKitBenchmarker checkout and found none at {tmp_path}/none:'
+      ' set PKB_CHECKOUT='
+      in result.stderr
+  )
+
+
+@pytest.mark.parametrize(
+    'script, args, expected',
+    [
+        (
+            'scylla-phases-plan',
+            ('--machine_type=z3-highmem-88', '--scylla_phases=mixed'),
+            'scylla_phases run 1 of 1: scylla on 3 x z3-highmem-88',
+        ),
+        ('scylla-phases-report', ('--help',), 'usage: scylla-phases-report'),
+    ],
+)
+def test_console_scripts_are_installed(tmp_path, script, args, expected):
+  path = pathlib.Path(sys.executable).parent / script
+  assert path.is_file(), f'{path}: reinstall the plugin (pip install -e .)'
+  result = subprocess.run(
+      [str(path), *args],
+      capture_output=True,
+      text=True,
+      env=_Env(),
+      cwd=tmp_path,
+      timeout=300,
+      check=False,
+  )
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert expected in result.stdout
