@@ -62,8 +62,10 @@ FLAG_HELP = (
     (
         'scylla',
         'io_setup',
-        "'reuse': iotune on the first node, its io_properties on the others"
-        " (identical nodes); 'iotune': iotune on every node.",
+        (
+            "'reuse': iotune on the first node, its io_properties on the others"
+            " (identical nodes); 'iotune': iotune on every node."
+        ),
     ),
     (
         'scylla',
@@ -77,7 +79,11 @@ FLAG_HELP = (
         'cassandra_compaction_throughput_mb',
         'Compaction MB/s; 0: unthrottled; -1: default.',
     ),
-    ('cassandra', 'cassandra_concurrent_reads', 'concurrent_reads; 0: default.'),
+    (
+        'cassandra',
+        'cassandra_concurrent_reads',
+        'concurrent_reads; 0: default.',
+    ),
     (
         'cassandra',
         'cassandra_concurrent_writes',

@@ -38,8 +38,10 @@ def synthetic(tmp_path):
   fake_pkb = tmp_path / 'site'
   _Write(fake_pkb / 'perfkitbenchmarker' / '__init__.py')
   for package in ('linux_benchmarks', 'linux_packages'):
-    _Write(fake_pkb / 'perfkitbenchmarker' / package / '__init__.py',
-           _REGISTERING_INIT)
+    _Write(
+        fake_pkb / 'perfkitbenchmarker' / package / '__init__.py',
+        _REGISTERING_INIT,
+    )
   _Write(
       fake_pkb / 'perfkitbenchmarker' / 'linux_packages' / 'in_tree.py',
       'X = 1\n',
@@ -64,7 +66,10 @@ def synthetic(tmp_path):
     # -S: no site-packages, so no installed .pth adds the real plugin dirs.
     return subprocess.run(
         [sys.executable, '-S', '-c', script],
-        capture_output=True, text=True, env=full_env, check=False,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        check=False,
     )
 
   return Run
@@ -145,20 +150,30 @@ def test_install_modes_ship_the_startup_hook(tmp_path, editable):
   args = ['-e', str(REPO)] if editable else [str(REPO)]
   install = subprocess.run(
       [str(python), '-m', 'pip', 'install', '-q', '--no-deps', *args],
-      capture_output=True, text=True, check=False,
+      capture_output=True,
+      text=True,
+      check=False,
   )
   assert install.returncode == 0, install.stderr
   env = dict(os.environ)
   env.pop(discovery.DISABLE_ENV, None)
   env.pop('PYTHONPATH', None)
   probe = subprocess.run(
-      [str(python), '-c', _PROBE], capture_output=True, text=True,
-      cwd=tmp_path, env=env, check=True,
+      [str(python), '-c', _PROBE],
+      capture_output=True,
+      text=True,
+      cwd=tmp_path,
+      env=env,
+      check=True,
   )
   assert 'PluginFinder' in probe.stdout
   assert 'perfkit_plugins_discovery.pth' in probe.stdout
   disabled = subprocess.run(
-      [str(python), '-c', _PROBE], capture_output=True, text=True,
-      cwd=tmp_path, env=dict(env, **{discovery.DISABLE_ENV: '1'}), check=True,
+      [str(python), '-c', _PROBE],
+      capture_output=True,
+      text=True,
+      cwd=tmp_path,
+      env=dict(env, **{discovery.DISABLE_ENV: '1'}),
+      check=True,
   )
   assert 'PluginFinder' not in disabled.stdout

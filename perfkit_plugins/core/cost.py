@@ -21,8 +21,7 @@ class Price:
 
 
 _CATALOG = (
-    'ScyllaDB test-suite instance catalog scraped from the cloud pricing'
-    ' pages'
+    'ScyllaDB test-suite instance catalog scraped from the cloud pricing pages'
 )
 
 PRICE_TABLE = {

@@ -35,14 +35,17 @@ def debian_vm():
 
 
 @pytest.mark.parametrize(
-    'package', ['scylla_server', 'scylla_cassandra_stress',
-                'scylla_apache_cassandra'],
+    'package',
+    ['scylla_server', 'scylla_cassandra_stress', 'scylla_apache_cassandra'],
 )
 def test_vm_install_dispatches_to_our_apt_install(debian_vm, package):
   module = linux_packages.PACKAGES[package]
   assert module.__name__ == f'perfkitbenchmarker.linux_packages.{package}'
-  with mock.patch.object(module, 'AptInstall') as apt_install, \
-      mock.patch.object(module, 'YumInstall', create=True) as yum_install:
+  with mock.patch.object(
+      module, 'AptInstall'
+  ) as apt_install, mock.patch.object(
+      module, 'YumInstall', create=True
+  ) as yum_install:
     debian_vm.Install(package)
   apt_install.assert_called_once_with(debian_vm)
   yum_install.assert_not_called()

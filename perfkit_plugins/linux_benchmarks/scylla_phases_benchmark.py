@@ -1,0 +1,483 @@
+"""ScyllaDB (or Apache Cassandra) multi-phase benchmark.
+
+Populate -> compaction quiesce -> reads -> fixed-rate latency ladder -> reads
+during writes -> mixed, on a `servers` group tuned the way ScyllaDB's own
+tooling tunes production nodes (all local NVMe SSDs in one RAID0) and a
+`loaders` group of cassandra-stress VMs. See the plugin's README and
+METHODOLOGY.md for what is measured and why.
+
+This module is the thin PKB shell: flags, config and conversion of results
+into samples. The work lives in perfkit_plugins (operations and core).
+"""
+
+import json
+import logging
+import os
+
+from absl import flags
+import blinker
+from perfkitbenchmarker import background_tasks
+from perfkitbenchmarker import configs
+from perfkitbenchmarker import data
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import events
+from perfkitbenchmarker import sample
+from perfkitbenchmarker import vm_util
+
+from perfkit_plugins import clocks
+from perfkit_plugins import cluster
+from perfkit_plugins import discovery
+from perfkit_plugins import engines
+from perfkit_plugins import run_sequence
+from perfkit_plugins import scylla_phases_flags
+from perfkit_plugins import stress_install
+from perfkit_plugins.core import cost
+from perfkit_plugins.core import local_disks
+from perfkit_plugins.core import machines
+from perfkit_plugins.core import plan
+from perfkit_plugins.core import sample_rows
+from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import sizing
+
+FLAGS = flags.FLAGS
+
+BENCHMARK_NAME = 'scylla_phases'
+BENCHMARK_CONFIG = """
+scylla_phases:
+  description: >
+    ScyllaDB multi-phase benchmark: populate, compaction quiesce, reads,
+    fixed-rate latency, reads during writes and mixed, on tuned servers with
+    all local NVMe SSDs in one RAID0, driven by several cassandra-stress
+    loaders. Use --machine_type or --scylla_server_machine_type for the
+    servers and --scylla_loader_machine_type for the loaders.
+  vm_groups:
+    servers:
+      vm_spec:
+        GCP:
+          machine_type: z3-highmem-88
+          zone: us-central1-a
+          boot_disk_size: 50
+        AWS:
+          machine_type: i4i.4xlarge
+          zone: us-east-1a
+          boot_disk_size: 50
+      disk_spec:
+        GCP:
+          disk_type: local
+          num_striped_disks: 1
+        AWS:
+          disk_type: local
+          num_striped_disks: 1
+      vm_count: 3
+    loaders:
+      vm_spec:
+        GCP:
+          machine_type: n2-highcpu-32
+          zone: us-central1-a
+        AWS:
+          machine_type: c6i.8xlarge
+          zone: us-east-1a
+      vm_count: null
+"""
+
+SERVERS = 'servers'
+LOADERS = 'loaders'
+# Where loaders write cassandra-stress outputs before they are pulled.
+REMOTE_DIR = '/tmp/pkb/scylla_phases'
+
+# Observers can follow a run step by step (sender: BENCHMARK_NAME;
+# kwargs: benchmark_spec, step and, when finished, outcome). Finished steps
+# are also sent to PKB's events.record_event for its tracing.
+STEP_STARTED = blinker.signal('scylla_phases.step_started')
+STEP_FINISHED = blinker.signal('scylla_phases.step_finished')
+
+
+def _RegisterResources():
+  """Lets --benchmark_config_file and templates find the plugin's files."""
+  for name in ('configs', 'data'):
+    path = discovery.PluginDir(name)
+    if not any(
+        getattr(loader, 'path', None) == path
+        for loader in data.DEFAULT_RESOURCE_LOADERS
+    ):
+      data.DEFAULT_RESOURCE_LOADERS.append(data.FileResourceLoader(path))
+
+
+_RegisterResources()
+
+
+def _Cloud(group):
+  return group.get('cloud') or FLAGS.cloud
+
+
+def _SetMachineType(group, machine_type):
+  for cloud_spec in group['vm_spec'].values():
+    cloud_spec['machine_type'] = machine_type
+
+
+def _RouteMachineTypeToServers(config):
+  """Makes --machine_type set the servers' type only.
+
+  PKB applies a present --machine_type to every VM group; the loaders must
+  keep theirs. A value from the command line loses its `present` bit here;
+  one from the config's `flags:` (or a flag_matrix) is removed from them, so
+  neither reaches PKB's per-group decoding.
+
+  Args:
+    config: the merged benchmark config; modified.
+
+  Returns:
+    The machine type given, or None.
+  """
+  if not FLAGS['machine_type'].present:
+    return None
+  machine_type = FLAGS.machine_type
+  (config.get('flags') or {}).pop('machine_type', None)
+  FLAGS['machine_type'].present = 0
+  return machine_type
+
+
+def _RequestedLocalSsds(cloud, vm_spec):
+  """Local SSDs asked for at creation (GCE types without fixed SSDs)."""
+  requested = vm_spec.get('num_local_ssds') or 0
+  if cloud == 'GCP' and FLAGS['gce_num_local_ssds'].present:
+    requested = FLAGS.gce_num_local_ssds
+  return requested
+
+
+def _ServerDiskSpecs(servers, selected_cloud):
+  """The servers' per-cloud disk_spec (see local_disks.DataDiskSpec).
+
+  Only the cloud this run uses must be valid; specs that cannot be built for
+  the other clouds are left out.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming the flag at fault.
+  """
+  specs = {}
+  for cloud, vm_spec in servers['vm_spec'].items():
+    try:
+      specs[cloud] = local_disks.DataDiskSpec(
+          cloud,
+          vm_spec['machine_type'],
+          FLAGS.scylla_data_disk,
+          _RequestedLocalSsds(cloud, vm_spec),
+          FLAGS.scylla_network_disk_gb,
+          FLAGS.scylla_engine,
+      )
+    except settings_lib.SettingsError as e:
+      if cloud == selected_cloud:
+        raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
+  return specs
+
+
+def _LoaderCount(servers, loaders, cloud):
+  """--scylla_loader_count, the config's vm_count, or sized from shapes."""
+  if FLAGS.scylla_loader_count:
+    return FLAGS.scylla_loader_count
+  if loaders.get('vm_count'):
+    return loaders['vm_count']
+  server_type = servers['vm_spec'][cloud]['machine_type']
+  loader_type = loaders['vm_spec'][cloud]['machine_type']
+  server_shape = machines.Shape(server_type)
+  loader_shape = machines.Shape(loader_type)
+  for flag, machine_type, shape in (
+      ('scylla_server_machine_type', server_type, server_shape),
+      ('scylla_loader_machine_type', loader_type, loader_shape),
+  ):
+    if not shape:
+      raise errors.Setup.InvalidFlagConfigurationError(
+          f'--{flag}: unknown machine type {machine_type!r}, so loaders cannot'
+          ' be sized from it; check the name or give --scylla_loader_count.'
+      )
+  return sizing.LoaderCount(
+      servers['vm_count'], server_shape.vcpus, loader_shape.vcpus
+  )
+
+
+def GetConfig(user_config):
+  """Loads the config and applies the server/loader flags to its groups."""
+  config = configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+  servers = config['vm_groups'][SERVERS]
+  loaders = config['vm_groups'][LOADERS]
+  routed_type = _RouteMachineTypeToServers(config)
+  server_type = FLAGS.scylla_server_machine_type or routed_type
+  if server_type:
+    _SetMachineType(servers, server_type)
+  if FLAGS.scylla_loader_machine_type:
+    _SetMachineType(loaders, FLAGS.scylla_loader_machine_type)
+  if FLAGS['scylla_server_count'].present or not servers.get('vm_count'):
+    servers['vm_count'] = FLAGS.scylla_server_count
+  cloud = _Cloud(servers)
+  loaders['vm_count'] = _LoaderCount(servers, loaders, cloud)
+  servers['disk_spec'] = _ServerDiskSpecs(servers, cloud)
+  if not FLAGS['disk_fs_type'].present:
+    # PKB formats network disks and Cassandra's array; both databases want
+    # XFS. (ScyllaDB's own array is formatted by scylla_raid_setup.)
+    config['flags'] = dict(config.get('flags') or {}, disk_fs_type='xfs')
+  return config
+
+
+def _SettingsFromConfig(benchmark_config):
+  """Settings from flags and the decoded VM groups."""
+  servers = benchmark_config.vm_groups[SERVERS]
+  loaders = benchmark_config.vm_groups[LOADERS]
+  return scylla_phases_flags.SettingsFromFlags(
+      FLAGS,
+      cloud=servers.cloud,
+      server_count=servers.vm_count,
+      loader_count=loaders.vm_count,
+      server_machine_type=servers.vm_spec.machine_type,
+      loader_machine_type=loaders.vm_spec.machine_type,
+  )
+
+
+def _LocalSsds(settings, servers):
+  """Local SSDs of one server of the decoded servers group (0: network)."""
+  if settings.data_disk != 'local':
+    return 0
+  return local_disks.LocalSsdCount(
+      settings.cloud,
+      settings.server_machine_type,
+      getattr(servers.vm_spec, 'num_local_ssds', 0) or 0,
+  )
+
+
+def _DataVolume(settings, servers):
+  """How the servers' data directory will be backed, as plain data."""
+  if settings.data_disk == 'network':
+    return {
+        'network_disk': servers.disk_spec.disk_type,
+        'mount_point': local_disks.DATA_DIR,
+    }
+  return {
+      'local_ssds': _LocalSsds(settings, servers),
+      'raid': 'RAID0 by scylla_raid_setup (1 MiB chunk, XFS, noatime)',
+      'mount_point': local_disks.DATA_DIR,
+  }
+
+
+def _GroupSummary(group):
+  """What PKB decoded for one VM group, as plain data."""
+  disk = group.disk_spec
+  return {
+      'cloud': group.cloud,
+      'vm_count': group.vm_count,
+      'machine_type': group.vm_spec.machine_type,
+      'disk': (
+          disk
+          and {
+              key: value
+              for key, value in (
+                  ('disk_type', disk.disk_type),
+                  ('num_striped_disks', disk.num_striped_disks),
+                  ('mount_point', disk.mount_point),
+                  ('disk_size', disk.disk_size),
+              )
+              if value is not None
+          }
+      ),
+  }
+
+
+def _PlanWithNominalRam(settings):
+  """Plans once with the machine type's RAM, so bad splits fail early.
+
+  Raises:
+    settings.SettingsError: a key range or rate that cannot be split.
+  """
+  shape = machines.Shape(settings.server_machine_type)
+  if shape:
+    plan.PlanPhases(
+        settings,
+        [f'10.0.0.{i + 1}' for i in range(settings.server_count)],
+        int(settings.server_count * shape.memory_gib * machines.GIB),
+        stress_install.StressBinaryPath(settings),
+        REMOTE_DIR,
+    )
+
+
+def CheckPrerequisites(benchmark_config):
+  """Validates every setting before anything is provisioned.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming the flag at fault.
+  """
+  try:
+    settings = _SettingsFromConfig(benchmark_config)
+    _PlanWithNominalRam(settings)
+  except settings_lib.SettingsError as e:
+    raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
+  if (
+      settings.engine == 'scylla'
+      and settings.data_disk == 'local'
+      and FLAGS['num_striped_disks'].present
+      and FLAGS.num_striped_disks > 1
+  ):
+    raise errors.Setup.InvalidFlagConfigurationError(
+        '--num_striped_disks: scylla_raid_setup builds the RAID0 of the'
+        ' local SSDs; PKB must not stripe them too. Remove the flag.'
+    )
+  summary = {
+      name: _GroupSummary(benchmark_config.vm_groups[name])
+      for name in (SERVERS, LOADERS)
+  }
+  summary[SERVERS]['data_volume'] = _DataVolume(
+      settings, benchmark_config.vm_groups[SERVERS]
+  )
+  logging.info('scylla_phases decoded groups: %s', json.dumps(summary))
+  logging.info('scylla_phases settings: %s', settings)
+
+
+def _OutputDir(*parts):
+  """A directory under this run's PKB run directory for raw outputs."""
+  path = os.path.join(vm_util.GetTempDir(), BENCHMARK_NAME, *parts)
+  os.makedirs(path, exist_ok=True)
+  return path
+
+
+def _Engine(settings, benchmark_config):
+  """The engine for this run's servers."""
+  return engines.ForSettings(
+      settings,
+      _LocalSsds(settings, benchmark_config.vm_groups[SERVERS]),
+      _OutputDir('setup'),
+  )
+
+
+def Prepare(benchmark_spec):
+  """Installs, tunes and starts the database; installs the loaders."""
+  settings = _SettingsFromConfig(benchmark_spec.config)
+  servers = benchmark_spec.vm_groups[SERVERS]
+  loaders = benchmark_spec.vm_groups[LOADERS]
+  engine = _Engine(settings, benchmark_spec.config)
+
+  def _Install(vm):
+    if vm in servers:
+      engine.Install(vm)
+    else:
+      vm.Install('scylla_cassandra_stress')
+
+  background_tasks.RunThreaded(_Install, servers + loaders)
+  cluster.Configure(engine, servers, run_parallel=background_tasks.RunThreaded)
+  cluster.Start(
+      engine, servers, settings.bringup_timeout_s, _OutputDir('bringup_logs')
+  )
+
+
+def _Notifier(benchmark_spec):
+  """Sends each step's start and end to observers (see STEP_STARTED)."""
+
+  def Notify(event, step, outcome=None):
+    if event == 'start':
+      STEP_STARTED.send(
+          BENCHMARK_NAME, benchmark_spec=benchmark_spec, step=step
+      )
+      return
+    STEP_FINISHED.send(
+        BENCHMARK_NAME,
+        benchmark_spec=benchmark_spec,
+        step=step,
+        outcome=outcome,
+    )
+    events.record_event.send(
+        BENCHMARK_NAME,
+        event=f'{BENCHMARK_NAME}.{step.name}',
+        start_timestamp=outcome.started_at,
+        end_timestamp=outcome.ended_at,
+        metadata={'scylla_status': outcome.status, 'scylla_phase': step.phase},
+    )
+
+  return Notify
+
+
+def _Sample(row):
+  """A sample_rows.SampleRow as a PKB sample."""
+  if row.series:
+    return sample.CreateTimeSeriesSample(
+        list(row.series.values),
+        list(row.series.timestamps_ms),
+        row.metric,
+        row.unit,
+        row.series.interval_s,
+        additional_metadata=dict(row.metadata),
+    )
+  return sample.Sample(row.metric, row.value, row.unit, dict(row.metadata))
+
+
+def _RunContext(settings, engine, servers):
+  """What every sample says about the cluster, read from the servers."""
+  tuning, shards = engine.Tuning(servers)
+  return sample_rows.RunContext(
+      engine=settings.engine,
+      version=tuning.get('scylla_version', ''),
+      servers=len(servers),
+      server_machine_type=settings.server_machine_type,
+      server_vcpus=sum(vm.num_cpus for vm in servers),
+      shards=shards,
+      server_price=cost.LookUp(
+          settings.server_machine_type, settings.server_price_per_hour
+      ),
+      tuning=tuning,
+  )
+
+
+def Run(benchmark_spec):
+  """Runs the planned phases; returns every sample, partial ones included.
+
+  A failing step stops the sequence; what was measured before it is still
+  returned (with a phase_status sample per step) and Cleanup then fails the
+  run, so PKB publishes the partial samples and reports the failure.
+  """
+  settings = _SettingsFromConfig(benchmark_spec.config)
+  servers = benchmark_spec.vm_groups[SERVERS]
+  loaders = benchmark_spec.vm_groups[LOADERS]
+  engine = _Engine(settings, benchmark_spec.config)
+  offsets = {
+      name: offset.offset_s
+      for name, offset in clocks.MeasureClockOffsets(servers + loaders).items()
+  }
+  context = _RunContext(settings, engine, servers)
+  steps = plan.PlanPhases(
+      settings,
+      [vm.internal_ip for vm in servers],
+      sum(vm.total_memory_kb for vm in servers) * 1024,
+      stress_install.StressBinaryPath(settings),
+      REMOTE_DIR,
+  )
+  outcomes = run_sequence.RunSteps(
+      steps,
+      engine,
+      servers,
+      loaders,
+      settings,
+      _OutputDir('steps'),
+      offsets,
+      notify=_Notifier(benchmark_spec),
+  )
+  benchmark_spec.scylla_phases_failures = run_sequence.Failures(outcomes)
+  return [
+      _Sample(row)
+      for outcome in outcomes
+      for row in run_sequence.OutcomeRows(outcome, context)
+  ]
+
+
+def Cleanup(benchmark_spec):
+  """Stops the database, removes its data; fails the run if a step failed.
+
+  Raises:
+    errors.Benchmarks.RunError: a step failed or timed out in Run (its
+      partial samples are already with PKB's publisher).
+  """
+  settings = _SettingsFromConfig(benchmark_spec.config)
+  servers = benchmark_spec.vm_groups[SERVERS]
+  engine = _Engine(settings, benchmark_spec.config)
+  cluster.PullLogs(engine, servers, _OutputDir('server_logs'))
+  cluster.Stop(engine, servers, clean=True)
+  failures = getattr(benchmark_spec, 'scylla_phases_failures', None)
+  if failures:
+    raise errors.Benchmarks.RunError(
+        'scylla_phases steps failed (partial samples were published): '
+        + '; '.join(failures)
+    )

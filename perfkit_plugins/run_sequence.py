@@ -1,0 +1,190 @@
+"""Runs the planned steps in order: stress steps on the loaders, quiesce waits
+on the servers, and records one outcome per step.
+
+A failed or timed-out step ends the sequence (later figures would be measured
+on a cluster in an unknown state), but never loses what was measured before
+it, nor the raw outputs of the failed step itself: RunStressStep pulls every
+loader's files whatever happens, and each outcome says what went wrong.
+"""
+
+import dataclasses
+import logging
+import os
+import time
+from typing import Any, Callable
+
+from perfkit_plugins import phase_runner
+from perfkit_plugins import quiesce_wait
+from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import sample_rows
+
+STATUS_OK = phase_results.STATUS_OK
+STATUS_FAILED = phase_results.STATUS_FAILED
+STATUS_TIMEOUT = phase_results.STATUS_TIMEOUT
+STATUS_NOT_RUN = 'not_run'
+
+
+@dataclasses.dataclass(frozen=True)
+class StepOutcome:
+  """What one planned step did.
+
+  Attributes:
+    step: the plan.Step.
+    status: STATUS_* or a result's own status (e.g. 'loader_saturated').
+    started_at: controller clock, epoch seconds.
+    ended_at: controller clock, epoch seconds.
+    result: phase_results.StepResult (stress) or quiesce.QuiesceResult; None
+      when the step failed or did not run.
+    error: why it failed, or ''.
+  """
+
+  step: Any
+  status: str
+  started_at: float
+  ended_at: float
+  result: Any = None
+  error: str = ''
+
+
+def _NoNotification(event, step, outcome=None):
+  del event, step, outcome
+
+
+class _Populate:
+  """The populate window, for quiesce figures relative to it."""
+
+  def __init__(self):
+    self.start = None
+    self.end = None
+
+  def Update(self, record):
+    start, end = record.Span()
+    self.start = start if self.start is None else min(self.start, start)
+    self.end = end if self.end is None else max(self.end, end)
+
+
+def _RunStress(step, loaders, settings, output_dir, clock_offsets, populate):
+  step_dir = os.path.join(output_dir, step.name)
+  os.makedirs(step_dir, exist_ok=True)
+  record = phase_runner.RunStressStep(step, loaders, step_dir, clock_offsets)
+  if step.phase == 'populate':
+    populate.Update(record)
+  result = phase_runner.LoadStepResult(step, record, settings)
+  return result.status, result
+
+
+def _RunQuiesce(
+    step, engine, servers, settings, clock_offsets, populate, clock
+):
+  if step.kind == 'flush_quiesce':
+    for vm in servers:
+      engine.Flush(vm, settings.keyspace)
+  now = clock()
+  after_populate = populate.start is not None
+  result = quiesce_wait.WaitForQuiesce(
+      engine,
+      servers,
+      populate.start if after_populate else now,
+      populate.end if after_populate else now,
+      settings.keyspace,
+      clock_offsets,
+      poll_s=settings.quiesce_poll_s,
+      settle_s=settings.quiesce_settle_s,
+      timeout_s=settings.quiesce_timeout_s,
+      clock=clock,
+  )
+  status = STATUS_OK if result.status == 'quiesced' else result.status
+  return status, result
+
+
+def RunSteps(
+    steps,
+    engine,
+    servers,
+    loaders,
+    settings,
+    output_dir,
+    clock_offsets,
+    notify: Callable[..., None] = _NoNotification,
+    clock: Callable[[], float] = time.time,
+):
+  """Runs `steps` in order; returns one StepOutcome per step.
+
+  Args:
+    steps: plan.PlanPhases output.
+    engine: base.Engine of the servers.
+    servers: server VMs.
+    loaders: loader VMs (LoaderRun.loader_index indexes them).
+    settings: validated settings.Settings.
+    output_dir: local directory for raw outputs, one subdirectory per step.
+    clock_offsets: {vm name: VM clock minus controller clock, seconds}.
+    notify: called as notify('start', step) and notify('end', step, outcome)
+      so observers can follow the run.
+    clock: controller clock (epoch seconds).
+
+  Returns:
+    list[StepOutcome]: steps after a failure get STATUS_NOT_RUN.
+  """
+  populate = _Populate()
+  outcomes = []
+  stopped = None
+  for step in steps:
+    if stopped:
+      now = clock()
+      outcomes.append(
+          StepOutcome(step, STATUS_NOT_RUN, now, now, error=stopped)
+      )
+      continue
+    notify('start', step)
+    started_at = clock()
+    try:
+      if step.kind == 'stress':
+        status, result = _RunStress(
+            step, loaders, settings, output_dir, clock_offsets, populate
+        )
+      else:
+        status, result = _RunQuiesce(
+            step, engine, servers, settings, clock_offsets, populate, clock
+        )
+      outcome = StepOutcome(step, status, started_at, clock(), result)
+      if status == STATUS_TIMEOUT:
+        stopped = f'{step.name} timed out waiting for compactions'
+    except phase_results.PhaseOutputError as e:
+      outcome = StepOutcome(step, e.status, started_at, clock(), error=str(e))
+      stopped = f'{step.name} failed'
+    except Exception as e:  # pylint: disable=broad-except
+      logging.exception('scylla_phases: step %s failed', step.name)
+      outcome = StepOutcome(
+          step, STATUS_FAILED, started_at, clock(), error=f'{e}'
+      )
+      stopped = f'{step.name} failed'
+    outcomes.append(outcome)
+    notify('end', step, outcome)
+  return outcomes
+
+
+def OutcomeRows(outcome, context):
+  """The sample rows of one step's outcome (sample_rows.SampleRow list).
+
+  A step without figures (failed, or not run after an earlier failure) still
+  gets its phase_status row, so a reader sees what was not measured and why.
+  """
+  step = outcome.step
+  if outcome.result is None:
+    return [
+        sample_rows.StatusRow(
+            step, context, outcome.status, succeeded=False, error=outcome.error
+        )
+    ]
+  if step.kind == 'stress':
+    return sample_rows.StressRows(step, outcome.result, context)
+  return sample_rows.QuiesceRows(step, outcome.result, context)
+
+
+def Failures(outcomes):
+  """Messages of the steps that gave no figures or timed out."""
+  return [
+      f'{o.step.name}: {o.status}' + (f' ({o.error})' if o.error else '')
+      for o in outcomes
+      if o.result is None or o.status == STATUS_TIMEOUT
+  ]
