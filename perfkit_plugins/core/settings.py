@@ -179,9 +179,7 @@ def ParseRelease(release):
 
 def _Choice(field, value, allowed):
   if value not in allowed:
-    raise SettingsError(
-        field, f'{value!r} is not one of: {", ".join(allowed)}'
-    )
+    raise SettingsError(field, f'{value!r} is not one of: {", ".join(allowed)}')
 
 
 def _AtLeast(field, value, minimum):
@@ -279,8 +277,7 @@ def Validate(s):
   if not _RELEASE_RE.match(s.release):
     raise SettingsError(
         'release',
-        f'{s.release!r} is not a ScyllaDB release such as 2025.1 or'
-        ' 6.2.3',
+        f'{s.release!r} is not a ScyllaDB release such as 2025.1 or 6.2.3',
     )
   if not _VERSION_RE.match(s.cassandra_version):
     raise SettingsError(
@@ -313,7 +310,9 @@ def Validate(s):
         f'{s.replication_factor} is above the server count {s.server_count}',
     )
   if s.tablets and s.engine != 'scylla':
-    raise SettingsError('tablets', 'tablets exist only with --scylla_engine=scylla')
+    raise SettingsError(
+        'tablets', 'tablets exist only with --scylla_engine=scylla'
+    )
   if s.tablets and ParseRelease(s.release)[:2] < TABLETS_MIN_RELEASE:
     raise SettingsError(
         'tablets',
