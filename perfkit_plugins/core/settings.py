@@ -84,7 +84,7 @@ class Settings:
 
   engine: str = 'scylla'
   release: str = '2026.3'
-  cassandra_version: str = '5.0.6'
+  cassandra_version: str = '5.0.9'
   stress_tool: str = 'scylla'
   stress_release: str = '3.18.1'
   # Apache Cassandra tuning (--scylla_engine=cassandra). 0, '' and -1 keep

@@ -192,7 +192,7 @@ def test_c3_study_plan_keeps_the_study_parameters(tmp_path):
     assert "'dist=gaussian(1..810774192,405387096,10000)'" in body
     assert "'dist=gaussian(1..810774192,405387096,99952732)'" in body
     assert 'seq=1..10000007' in body  # the reads-during-writes writer
-  assert 'Apache Cassandra 5.0.6' in cassandra
+  assert 'Apache Cassandra 5.0.9' in cassandra
   assert re.search(r'populate +5h 21m 33s  estimated', cassandra)
 
 
