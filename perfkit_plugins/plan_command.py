@@ -23,7 +23,6 @@ core/plan_report.py.
 import importlib
 import importlib.util
 import os
-import posixpath
 import sys
 
 from perfkit_plugins import stress_install
@@ -35,8 +34,6 @@ from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.testing import pkb_checkout
 
 BENCHMARK_NAME = 'scylla_phases'
-# Where the planned commands write their logs on the loaders.
-REMOTE_DIR = posixpath.join('/tmp/pkb', BENCHMARK_NAME)
 
 
 class PlanError(Exception):
@@ -79,7 +76,8 @@ def _DecodedRuns(flag_values):
   CheckPrerequisites runs with the run's config flags applied.
 
   Returns:
-    [(settings.Settings, local SSDs per server)], one per run.
+    [(settings.Settings, local SSDs per server, the loaders' output
+    directory)], one per run.
   """
   # pylint: disable=g-import-not-at-top
   from perfkitbenchmarker import benchmark_sets
@@ -121,7 +119,7 @@ def _DecodedRuns(flag_values):
       settings = module._SettingsFromConfig(spec)
       local_ssds = module._LocalSsds(settings, spec.vm_groups['servers'])
     # pylint: enable=protected-access
-    runs.append((settings, local_ssds))
+    runs.append((settings, local_ssds, module.REMOTE_DIR))
   return runs
 
 
@@ -151,7 +149,7 @@ def MachinesOf(settings, local_ssds):
   )
 
 
-def PlanRun(settings, local_ssds):
+def PlanRun(settings, local_ssds, remote_dir):
   """The steps of one run, planned as the benchmark plans them.
 
   Returns:
@@ -163,7 +161,7 @@ def PlanRun(settings, local_ssds):
       plan_report.ServerPlaceholders(settings.server_count),
       plan_report.ClusterRamBytes(settings, shapes),
       stress_install.StressBinaryPath(settings),
-      REMOTE_DIR,
+      remote_dir,
   )
   return steps, shapes
 
@@ -172,15 +170,15 @@ def RenderRuns(runs):
   """The text of every run's plan, and the totals of several.
 
   Args:
-    runs: [(settings.Settings, local SSDs per server)].
+    runs: _DecodedRuns' result.
   """
   texts, estimates = [], []
-  for i, (settings, local_ssds) in enumerate(runs):
+  for i, (settings, local_ssds, remote_dir) in enumerate(runs):
     title = (
         f'{BENCHMARK_NAME} run {i + 1} of {len(runs)}: {settings.engine} on'
         f' {settings.server_count} x {settings.server_machine_type}'
     )
-    steps, shapes = PlanRun(settings, local_ssds)
+    steps, shapes = PlanRun(settings, local_ssds, remote_dir)
     text, estimate = plan_report.RenderPlan(title, settings, steps, shapes)
     texts.append(text)
     estimates.append((title, estimate))

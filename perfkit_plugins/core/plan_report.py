@@ -541,6 +541,12 @@ def _DataSetLines(settings, data_set):
           f' {data_set.ram_ratio:.2f}'
       ),
   ]
+  if not settings.num_keys and not settings.data_set_bytes:
+    lines.append(
+        "  (partitions from the machine type's nominal RAM; the run sizes"
+        " them from the servers' measured memory, a little less: give"
+        ' --scylla_num_keys to fix them and their key ranges)'
+    )
   working_sets = WorkingSets(settings, data_set)
   for size, phases in UsedDistributions(settings).items():
     stored = data_set.StoredBytes(working_sets[size])

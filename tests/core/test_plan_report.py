@@ -316,6 +316,7 @@ def test_rendered_plan_lists_every_command_range_price_and_warning():
   assert 'data: one 1000 GB network disk per server' in text
   assert 'partitions: 810,774,192 of 170 B' in text
   assert 'stored / RAM: 8.56' in text
+  assert 'nominal RAM' not in text  # --scylla_num_keys fixes the keys
   assert '3 x $0.420/h = $1.26/h (user override' in text
   assert (
       '3 x $0.340/h = $1.02/h (us-east-1, ScyllaDB test-suite instance catalog'
@@ -343,6 +344,7 @@ def test_rendered_plan_of_local_ssds_and_shards():
   assert 'shards per server (perftune rule, predicted): 80; IRQ vCPUs: 8' in (
       text
   )
+  assert "(partitions from the machine type's nominal RAM;" in text
   assert 'cluster: unknown (a price is missing)' in text
   assert 'Warnings\n  ! cost: no price for z3-highmem-88' in text
 
