@@ -116,8 +116,8 @@ def _DecodedRuns(flag_values):
     # pylint: disable=protected-access
     with spec.RedirectFlags(flag_values):
       module.CheckPrerequisites(spec)
-      settings = module._SettingsFromConfig(spec)
-      local_ssds = module._LocalSsds(settings, spec.vm_groups['servers'])
+      settings = module.SettingsFromConfig(spec)
+      local_ssds = module.LocalSsds(settings, spec.vm_groups['servers'])
     # pylint: enable=protected-access
     runs.append((settings, local_ssds, module.REMOTE_DIR))
   return runs

@@ -72,3 +72,12 @@ def Shape(machine_type):
     memory = vcpus * _AWS_MEMORY_PER_VCPU[match.group(1)]
     return MachineShape(vcpus, memory, 2 if vcpus >= 96 else 1)
   return None
+
+
+def ClusterRamBytes(shape, count):
+  """Nominal RAM of `count` machines of `shape`, in bytes.
+
+  The planner sizes the data set from it, so the plan command, the checks
+  before provisioning and the run must all use this one function.
+  """
+  return round(count * shape.memory_gib * GIB)

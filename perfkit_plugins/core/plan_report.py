@@ -86,9 +86,7 @@ def ServerPlaceholders(server_count):
 
 def ClusterRamBytes(settings, shapes):
   """Total RAM of the servers, in bytes."""
-  return round(
-      settings.server_count * shapes.server_shape.memory_gib * machines.GIB
-  )
+  return machines.ClusterRamBytes(shapes.server_shape, settings.server_count)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -218,7 +218,7 @@ def GetConfig(user_config):
   return config
 
 
-def _SettingsFromConfig(benchmark_config):
+def SettingsFromConfig(benchmark_config):
   """Settings from flags and the decoded VM groups."""
   servers = benchmark_config.vm_groups[SERVERS]
   loaders = benchmark_config.vm_groups[LOADERS]
@@ -232,7 +232,7 @@ def _SettingsFromConfig(benchmark_config):
   )
 
 
-def _LocalSsds(settings, servers):
+def LocalSsds(settings, servers):
   """Local SSDs of one server of the decoded servers group (0: network)."""
   if settings.data_disk != 'local':
     return 0
@@ -251,8 +251,12 @@ def _DataVolume(settings, servers):
         'mount_point': local_disks.DATA_DIR,
     }
   return {
-      'local_ssds': _LocalSsds(settings, servers),
-      'raid': 'RAID0 by scylla_raid_setup (1 MiB chunk, XFS, noatime)',
+      'local_ssds': LocalSsds(settings, servers),
+      'raid': (
+          'RAID0 by PKB (mdadm), XFS'
+          if settings.engine == 'cassandra'
+          else 'RAID0 by scylla_raid_setup (1 MiB chunk, XFS, noatime)'
+      ),
       'mount_point': local_disks.DATA_DIR,
   }
 
@@ -280,21 +284,27 @@ def _GroupSummary(group):
   }
 
 
-def _PlanWithNominalRam(settings):
-  """Plans once with the machine type's RAM, so bad splits fail early.
+def ClusterRamBytes(settings, servers=()):
+  """The cluster RAM the data set and read distributions are sized from.
 
-  Raises:
-    settings.SettingsError: a key range or rate that cannot be split.
+  The machine type's nominal RAM when it is known, so the plan command, the
+  checks before provisioning and the run all choose the same key count;
+  otherwise the memory the servers report.
   """
   shape = machines.Shape(settings.server_machine_type)
   if shape:
-    plan.PlanPhases(
-        settings,
-        [f'10.0.0.{i + 1}' for i in range(settings.server_count)],
-        int(settings.server_count * shape.memory_gib * machines.GIB),
-        stress_install.StressBinaryPath(settings),
-        REMOTE_DIR,
-    )
+    return machines.ClusterRamBytes(shape, settings.server_count)
+  return sum(vm.total_memory_kb for vm in servers) * 1024
+
+
+def _PlanSteps(settings, server_ips, cluster_ram_bytes):
+  return plan.PlanPhases(
+      settings,
+      server_ips,
+      cluster_ram_bytes,
+      stress_install.StressBinaryPath(settings),
+      REMOTE_DIR,
+  )
 
 
 def CheckPrerequisites(benchmark_config):
@@ -304,8 +314,14 @@ def CheckPrerequisites(benchmark_config):
     errors.Setup.InvalidFlagConfigurationError: naming the flag at fault.
   """
   try:
-    settings = _SettingsFromConfig(benchmark_config)
-    _PlanWithNominalRam(settings)
+    settings = SettingsFromConfig(benchmark_config)
+    if machines.Shape(settings.server_machine_type):
+      # Bad key or rate splits fail here, before provisioning.
+      _PlanSteps(
+          settings,
+          [f'10.0.0.{i + 1}' for i in range(settings.server_count)],
+          ClusterRamBytes(settings),
+      )
   except settings_lib.SettingsError as e:
     raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
   if (
@@ -340,14 +356,14 @@ def _Engine(settings, benchmark_config):
   """The engine for this run's servers."""
   return engines.ForSettings(
       settings,
-      _LocalSsds(settings, benchmark_config.vm_groups[SERVERS]),
+      LocalSsds(settings, benchmark_config.vm_groups[SERVERS]),
       _OutputDir('setup'),
   )
 
 
 def Prepare(benchmark_spec):
   """Installs, tunes and starts the database; installs the loaders."""
-  settings = _SettingsFromConfig(benchmark_spec.config)
+  settings = SettingsFromConfig(benchmark_spec.config)
   servers = benchmark_spec.vm_groups[SERVERS]
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
@@ -429,7 +445,7 @@ def Run(benchmark_spec):
   returned (with a phase_status sample per step) and Cleanup then fails the
   run, so PKB publishes the partial samples and reports the failure.
   """
-  settings = _SettingsFromConfig(benchmark_spec.config)
+  settings = SettingsFromConfig(benchmark_spec.config)
   servers = benchmark_spec.vm_groups[SERVERS]
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
@@ -438,12 +454,10 @@ def Run(benchmark_spec):
       for name, offset in clocks.MeasureClockOffsets(servers + loaders).items()
   }
   context = _RunContext(settings, engine, servers)
-  steps = plan.PlanPhases(
+  steps = _PlanSteps(
       settings,
       [vm.internal_ip for vm in servers],
-      sum(vm.total_memory_kb for vm in servers) * 1024,
-      stress_install.StressBinaryPath(settings),
-      REMOTE_DIR,
+      ClusterRamBytes(settings, servers),
   )
   outcomes = run_sequence.RunSteps(
       steps,
@@ -470,7 +484,7 @@ def Cleanup(benchmark_spec):
     errors.Benchmarks.RunError: a step failed or timed out in Run (its
       partial samples are already with PKB's publisher).
   """
-  settings = _SettingsFromConfig(benchmark_spec.config)
+  settings = SettingsFromConfig(benchmark_spec.config)
   servers = benchmark_spec.vm_groups[SERVERS]
   engine = _Engine(settings, benchmark_spec.config)
   cluster.PullLogs(engine, servers, _OutputDir('server_logs'))

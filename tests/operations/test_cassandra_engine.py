@@ -20,7 +20,7 @@ from perfkit_plugins.testing import fake_vm
 
 NASTY = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`"
 DATA_DIR = '/var/lib/cassandra'
-INSTALL_DIR = '/opt/pkb/apache-cassandra-5.0.6'
+INSTALL_DIR = '/opt/pkb/apache-cassandra-5.0.9'
 CONF_DIR = INSTALL_DIR + '/conf'
 STUDY = dict(
     engine='cassandra',

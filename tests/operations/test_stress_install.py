@@ -87,7 +87,7 @@ def test_install_apache_tool_on_yum():
 def test_stress_binary_path_follows_the_settings():
   s = settings_lib.Validate(settings_lib.Settings(stress_tool='apache'))
   assert stress_install.StressBinaryPath(s) == (
-      '/opt/pkb/apache-cassandra-5.0.6/tools/bin/cassandra-stress'
+      '/opt/pkb/apache-cassandra-5.0.9/tools/bin/cassandra-stress'
   )
 
 
