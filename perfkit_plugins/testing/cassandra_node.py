@@ -27,6 +27,8 @@ import time
 
 import yaml
 
+from perfkit_plugins.core import cassandra_config
+
 # Newest patch releases of each series on Maven Central (2026-11). 4.1 prints
 # `nodetool compactionstats` in ScyllaDB's format; 5.0 has its own.
 CASSANDRA_50 = '5.0.9'
@@ -92,16 +94,6 @@ JAVA17_MODULE_OPTIONS = (
         '-Djdk.attach.allowAttachSelf=true',
         '-Dio.netty.tryReflectionSetAccessible=true',
     )
-)
-# The collector block of Cassandra 5.0's conf/jvm17-server.options.
-G1_OPTIONS = (
-    '-XX:+UseG1GC',
-    '-XX:+ParallelRefProcEnabled',
-    '-XX:MaxTenuringThreshold=1',
-    '-XX:G1HeapRegionSize=16m',
-    '-XX:G1RSetUpdatingPauseTimePercent=5',
-    '-XX:MaxGCPauseMillis=300',
-    '-XX:InitiatingHeapOccupancyPercent=70',
 )
 # What the tarball's cassandra-env.sh would add, plus start-up shortcuts for a
 # lone seed (no gossip to settle, no peers to wait for).
@@ -361,7 +353,9 @@ def WriteInstall(install_dir, version, lib_dir, jmx_port):
   header = '# Stand-in written by perfkit_plugins.testing.cassandra_node\n'
   (conf_dir / 'jvm-server.options').write_text(header + '-Xss256k\n')
   (conf_dir / VersionedOptionsFile(version)).write_text(
-      header + '\n'.join(G1_OPTIONS + JAVA17_MODULE_OPTIONS) + '\n'
+      header
+      + '\n'.join(cassandra_config.GC_OPTIONS['G1'] + JAVA17_MODULE_OPTIONS)
+      + '\n'
   )
   (conf_dir / 'logback.xml').write_text(SERVER_LOGBACK)
   (conf_dir / 'logback-tools.xml').write_text(TOOLS_LOGBACK)
