@@ -3,6 +3,8 @@
 Needs a PKB checkout under Python 3.12; skipped with a reason otherwise.
 """
 
+import os
+
 import pytest
 
 from perfkit_plugins.core import local_disks
@@ -13,6 +15,8 @@ pytestmark = pytest.mark.pkb
 
 # pylint: disable=g-import-not-at-top,g-bad-import-order
 import mock
+from perfkitbenchmarker import data
+from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.aws import aws_disk
@@ -64,3 +68,18 @@ def test_local_ssd_counts_agree_with_pkb_tables():
       assert ours_aws[machine_type] == count, machine_type
   for family in ('i4i.', 'i3en.', 'i7i.'):
     assert any(t.startswith(family) for t in ours_aws), family
+
+
+@pytest.mark.parametrize(
+    'resource',
+    [
+        'scylla/scylla.yaml.j2',
+        'scylla/cassandra-rackdc.properties.j2',
+        'cassandra/cassandra.yaml.j2',
+        'scylla_phases_smoke.yaml',
+        'scylla_phases_z3_vs_n2.yaml',
+    ],
+)
+def test_pkb_resource_path_finds_our_files(resource):
+  assert 'scylla_phases' in linux_benchmarks.VALID_BENCHMARKS
+  assert os.path.isfile(data.ResourcePath(resource))
