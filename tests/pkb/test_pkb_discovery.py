@@ -348,3 +348,26 @@ def test_pkb_own_tests_pass_with_the_plugin_installed():
   )
   assert result.returncode == 0, result.stdout[-3000:]
   assert ' passed' in result.stdout
+
+
+@pytest.mark.parametrize(
+    'args,message',
+    [
+        (
+            ['--machine_type=n2-highmem-16', '--scylla_loader_count=2'],
+            '--scylla_data_disk: n2-highmem-16 on GCP has no local SSDs',
+        ),
+        (
+            ['--scylla_tablets', '--scylla_release=5.4'],
+            '--scylla_tablets: ScyllaDB 5.4 has no tablets',
+        ),
+        (['--scylla_engine=cassandra', '--scylla_tablets'], '--scylla_tablets'),
+        (['--num_striped_disks=4'], '--num_striped_disks'),
+    ],
+)
+def test_bad_combinations_stop_pkb(tmp_path, args, message):
+  result = RunPkb(
+      '--benchmarks=scylla_phases', *args, '--dry_run', tmp_path=tmp_path
+  )
+  assert result.returncode != 0
+  assert message in result.stderr + result.stdout
