@@ -50,42 +50,56 @@ def _NoNotification(event, step, outcome=None):
   del event, step, outcome
 
 
-class _Populate:
-  """The populate window, for quiesce figures relative to it."""
+class _Loads:
+  """The load windows quiesce figures are measured from.
+
+  Attributes:
+    populate: (earliest start, latest end) of the populate phase's loaders,
+      or None before it ran.
+    last: the same for the last stress step that ran, or None.
+  """
 
   def __init__(self):
-    self.start = None
-    self.end = None
+    self.populate = None
+    self.last = None
 
-  def Update(self, record):
-    start, end = record.Span()
-    self.start = start if self.start is None else min(self.start, start)
-    self.end = end if self.end is None else max(self.end, end)
+  def Add(self, step, record):
+    self.last = record.Span()
+    if step.phase == 'populate':
+      start, end = self.last
+      if self.populate is not None:
+        start, end = min(start, self.populate[0]), max(end, self.populate[1])
+      self.populate = (start, end)
 
 
-def _RunStress(step, loaders, settings, output_dir, clock_offsets, populate):
+def _RunStress(step, loaders, settings, output_dir, clock_offsets, loads):
   step_dir = os.path.join(output_dir, step.name)
   os.makedirs(step_dir, exist_ok=True)
   record = phase_runner.RunStressStep(step, loaders, step_dir, clock_offsets)
-  if step.phase == 'populate':
-    populate.Update(record)
+  loads.Add(step, record)
   result = phase_runner.LoadStepResult(step, record, settings)
   return result.status, result
 
 
-def _RunQuiesce(
-    step, engine, servers, settings, clock_offsets, populate, clock
-):
+def _RunQuiesce(step, engine, servers, settings, clock_offsets, loads, clock):
+  """Waits for quiesce; figures are relative to the load awaited.
+
+  A flush_quiesce step awaits the compactions of the load just before it
+  (a latency rate); a quiesce step those of populate, or, without populate,
+  none (the window is the start of the wait).
+  """
+  window = loads.populate
   if step.kind == 'flush_quiesce':
     for vm in servers:
       engine.Flush(vm, settings.keyspace)
+    window = loads.last
   now = clock()
-  after_populate = populate.start is not None
+  start, end = window or (now, now)
   result = quiesce_wait.WaitForQuiesce(
       engine,
       servers,
-      populate.start if after_populate else now,
-      populate.end if after_populate else now,
+      start,
+      end,
       settings.keyspace,
       clock_offsets,
       poll_s=settings.quiesce_poll_s,
@@ -125,7 +139,7 @@ def RunSteps(
   Returns:
     list[StepOutcome]: steps after a failure get STATUS_NOT_RUN.
   """
-  populate = _Populate()
+  loads = _Loads()
   outcomes = []
   stopped = None
   for step in steps:
@@ -140,11 +154,11 @@ def RunSteps(
     try:
       if step.kind == 'stress':
         status, result = _RunStress(
-            step, loaders, settings, output_dir, clock_offsets, populate
+            step, loaders, settings, output_dir, clock_offsets, loads
         )
       else:
         status, result = _RunQuiesce(
-            step, engine, servers, settings, clock_offsets, populate, clock
+            step, engine, servers, settings, clock_offsets, loads, clock
         )
       outcome = StepOutcome(step, status, started_at, clock(), result)
       if status == STATUS_TIMEOUT:

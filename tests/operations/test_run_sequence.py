@@ -1,0 +1,561 @@
+"""RunSteps over a real plan on recording fake servers and loaders.
+
+Three fake ScyllaDB servers answer the engine's REST calls with the
+responses in tests/testdata/scylla_rest (running compactions, pending tasks
+and compaction history); the poll sequence (busy, then idle) is scripted
+here. Four fake loaders serve, for every stress step, the real outputs of a
+step of the same kind (tests/testdata/stress: populate, read, fixed-rate
+latency and mixed runs of the plan's own commands through the loader
+wrapper). Each loader's clock is set a little ahead of the controller's, so
+the same files place each loader at a different controller time.
+
+The controller clock given to RunSteps moves one second per reading, so
+quiesce waits never really sleep and time out after a known number of polls.
+"""
+
+import os
+import pathlib
+import posixpath
+import re
+
+import pytest
+
+from perfkit_plugins import phase_runner
+from perfkit_plugins import quiesce_wait
+from perfkit_plugins import run_sequence
+from perfkit_plugins.core import compactions
+from perfkit_plugins.core import cost
+from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import plan
+from perfkit_plugins.core import sample_rows
+from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.engines import scylla
+from perfkit_plugins.testing import fake_vm
+
+TESTDATA = pathlib.Path(__file__).resolve().parents[1] / 'testdata'
+STRESS = TESTDATA / 'stress'
+REST = TESTDATA / 'scylla_rest'
+WRAPPER = r'sampler=\$!'
+# Real outputs of a step of the same kind, by the planned step's name.
+SOURCES = {
+    'populate': 'populate',
+    'read_small': 'read_small',
+    'read_medium': 'read_small',
+    'read_large': 'read_small',
+    'latency_2000': 'latency_1000',
+    'latency_4000': 'latency_1000',
+    'mixed': 'mixed',
+}
+EXTENSIONS = {
+    phase_results.STDOUT: 'out',
+    phase_results.LOG: 'log',
+    phase_results.HDR: 'hdr',
+    phase_results.TIMES: 'times',
+    phase_results.CPU: 'cpu',
+}
+# Each loader's clock minus the controller's.
+LOADER_OFFSETS = (0.0, 0.25, 0.5, 0.75)
+STEP_NAMES = [
+    'populate',
+    'quiesce',
+    'read_small',
+    'read_medium',
+    'read_large',
+    'latency_2000',
+    'flush_quiesce_before_latency_4000',
+    'latency_4000',
+    'mixed',
+]
+STRESS_METRICS = {
+    'op_rate',
+    'partition_rate',
+    'row_rate',
+    'operations',
+    'errors',
+    'duration',
+    'op_rate_per_vcpu',
+    'op_rate_per_shard',
+    'ops_per_dollar',
+    'dollars_per_million_ops',
+    'latency_mean',
+    'latency_p50',
+    'latency_p95',
+    'latency_p99',
+    'latency_p999',
+    'latency_max',
+    'op_rate_series',
+    'latency_p99_series',
+    'loader_cpu_max',
+    'phase_status',
+}
+COMPACTION_METRICS = {
+    'compactions',
+    'compaction_bytes_in',
+    'compaction_bytes_out',
+    'phase_status',
+}
+
+
+def Settings(**changes):
+  fields = dict(
+      phases=('populate', 'quiesce', 'read', 'latency', 'mixed'),
+      num_keys=400000,
+      server_count=3,
+      loader_count=4,
+      hdr_interval_s=1,
+      read_warmup_s=0,
+      read_duration_s=30,
+      latency_rates=(2000, 4000),
+      latency_duration_s=30,
+      mixed_duration_s=30,
+      quiesce_poll_s=1,
+      quiesce_settle_s=0,
+      quiesce_timeout_s=30,
+  )
+  fields.update(changes)
+  return settings_lib.Validate(settings_lib.Settings(**fields))
+
+
+def Steps(settings):
+  return plan.PlanPhases(
+      settings,
+      ['10.0.0.2', '10.0.0.3', '10.0.0.4'],
+      3 << 30,
+      '/opt/cs/bin/cassandra-stress',
+      '/r',
+  )
+
+
+def Context():
+  return sample_rows.RunContext(
+      engine='scylla',
+      version='2026.3.1',
+      servers=3,
+      server_machine_type='z3-highmem-88',
+      server_vcpus=264,
+      shards=240,
+      server_price=cost.LookUp('z3-highmem-88'),
+  )
+
+
+def Real(step_name, kind):
+  """A real output of the kind of step `step_name` is."""
+  return (
+      STRESS / f'{SOURCES[step_name]}.loader0.{EXTENSIONS[kind]}'
+  ).read_text()
+
+
+class TickingClock:
+  """A controller clock that moves one second each time it is read."""
+
+  def __init__(self, now):
+    self.now = now
+
+  def __call__(self):
+    self.now += 1.0
+    return self.now
+
+
+def RealTimes(step_name):
+  return phase_results.ParseTimes(Real(step_name, phase_results.TIMES))
+
+
+def AfterTheLoads():
+  """A controller time after every real run's end."""
+  return max(RealTimes(name).end_s for name in SOURCES) + 60
+
+
+class Responses:
+  """Answers to one REST command: each call takes the next, then the last."""
+
+  def __init__(self, *names):
+    self.texts = [(REST / name).read_text() for name in names]
+
+  def __call__(self, command):
+    del command
+    return self.texts.pop(0) if len(self.texts) > 1 else self.texts[0]
+
+
+def RestPattern(path):
+  return '^' + re.escape(scylla.RestGetCommand(path)) + '$'
+
+
+def Server(index, busy_polls=0, pending_forever=False):
+  """A fake ScyllaDB node: busy for `busy_polls` polls, then idle.
+
+  With pending_forever it reports queued work (nothing running) at every
+  poll, which is never idle.
+  """
+  vm = fake_vm.FakeVm(f'server-{index}', f'10.0.0.{index + 2}', num_cpus=88)
+  running = ['compactions-2.json'] * busy_polls + ['compactions-0.json']
+  pending = ['pending_tasks_by_table-2.json'] * busy_polls + [
+      'pending_tasks_by_table-2.json'
+      if pending_forever
+      else 'pending_tasks_by_table-0.json'
+  ]
+  vm.Reply(
+      RestPattern(compactions.SCYLLA_COMPACTIONS_PATH), Responses(*running)
+  )
+  vm.Reply(
+      RestPattern(compactions.SCYLLA_PENDING_TASKS_PATH), Responses(*pending)
+  )
+  vm.Reply(
+      RestPattern(compactions.SCYLLA_HISTORY_PATH),
+      Responses('compaction_history.json'),
+  )
+  return vm
+
+
+def Servers(**kwargs):
+  return [Server(0, busy_polls=2)] + [Server(i, **kwargs) for i in (1, 2)]
+
+
+def Loaders(steps, missing=()):
+  """Four fake loaders serving real outputs for every run of every step.
+
+  Args:
+    steps: the plan.
+    missing: (step name, loader index, file kind) the loader does not write.
+  """
+  vms = [fake_vm.FakeVm(f'loader{i}', f'10.0.1.{i}') for i in range(4)]
+  planned = [(step, run) for step in steps for run in step.runs]
+
+  def Serve(vm):
+    def Run(command):
+      for step, run in planned:
+        if vm is vms[run.loader_index] and run.command in command:
+          for kind, path in phase_runner.RemotePaths(run).items():
+            if (step.name, run.loader_index, kind) not in missing:
+              vm.remote_files[path] = Real(step.name, kind)
+          return ''
+      raise AssertionError(f'{vm.name}: unplanned command {command}')
+
+    return Run
+
+  for vm in vms:
+    vm.Reply(WRAPPER, Serve(vm))
+  return vms
+
+
+def Offsets(servers, loaders):
+  offsets = {vm.name: offset for vm, offset in zip(loaders, LOADER_OFFSETS)}
+  offsets.update({vm.name: 0.0 for vm in servers})
+  return offsets
+
+
+def RunAll(tmp_path, settings, servers, loaders, steps, clock):
+  notices = []
+  outcomes = run_sequence.RunSteps(
+      steps,
+      scylla.ScyllaEngine(settings),
+      servers,
+      loaders,
+      settings,
+      str(tmp_path),
+      Offsets(servers, loaders),
+      notify=lambda event, step, outcome=None: notices.append(
+          (event, step.name, outcome and outcome.status)
+      ),
+      clock=clock,
+  )
+  return outcomes, notices
+
+
+@pytest.fixture
+def quiesce_calls(monkeypatch):
+  """The (populate_start, populate_end) every quiesce wait was given."""
+  calls = []
+  wait = quiesce_wait.WaitForQuiesce
+
+  def Recording(engine, vms, populate_start, populate_end, *args, **kwargs):
+    calls.append((populate_start, populate_end))
+    return wait(engine, vms, populate_start, populate_end, *args, **kwargs)
+
+  monkeypatch.setattr(quiesce_wait, 'WaitForQuiesce', Recording)
+  return calls
+
+
+def Rows(outcome):
+  return run_sequence.OutcomeRows(outcome, Context())
+
+
+def StatusOf(rows):
+  (row,) = [row for row in rows if row.metric == 'phase_status']
+  return row
+
+
+def testWholeRun(tmp_path, quiesce_calls):
+  settings = Settings()
+  steps = Steps(settings)
+  servers, loaders = Servers(), Loaders(steps)
+  clock = TickingClock(AfterTheLoads())
+  outcomes, notices = RunAll(tmp_path, settings, servers, loaders, steps, clock)
+
+  assert [o.step.name for o in outcomes] == STEP_NAMES
+  assert [o.status for o in outcomes] == ['ok'] * len(STEP_NAMES)
+  assert run_sequence.Failures(outcomes) == []
+  assert notices == [
+      (event, name, 'ok' if event == 'end' else None)
+      for name in STEP_NAMES
+      for event in ('start', 'end')
+  ]
+  # Every loader ran every stress step once, and everything was pulled.
+  for step in steps:
+    assert os.path.isdir(tmp_path / step.name) == (step.kind == 'stress')
+    for run in step.runs:
+      vm = loaders[run.loader_index]
+      assert vm.commands.count(phase_runner.LoaderCommand(run)) == 1
+    if step.runs:
+      assert sorted(os.listdir(tmp_path / step.name)) == sorted(
+          posixpath.basename(path)
+          for run in step.runs
+          for path in phase_runner.RemotePaths(run).values()
+      )
+  # Only the flush-quiesce step flushes, once per server.
+  for vm in servers:
+    assert vm.CommandsMatching('nodetool flush') == [
+        scylla.FlushCommand('keyspace1')
+    ]
+
+  # Quiesce figures are relative to the load awaited, on the controller's
+  # clock (the loaders' times files moved back by their clock offsets):
+  # populate for the quiesce step, the rate before it for a flush-quiesce.
+  def Window(step_name):
+    times = RealTimes(step_name)
+    return (
+        times.start_s - max(LOADER_OFFSETS),
+        times.end_s - min(LOADER_OFFSETS),
+    )
+
+  window = Window('populate')
+  # (Epoch seconds: approx's default relative tolerance would be minutes.)
+  assert quiesce_calls == [
+      pytest.approx(window, abs=1e-6),
+      pytest.approx(Window('latency_2000'), abs=1e-6),
+  ]
+  quiesce = outcomes[1].result
+  assert quiesce.populate_time_s == pytest.approx(window[1] - window[0])
+  # server-0 reported work at the first two polls; settled at the third.
+  assert quiesce.polls == 3
+  assert quiesce.busy_until_s is not None
+  # The REST history holds system keyspaces only: nothing of keyspace1.
+  assert (quiesce.compactions, quiesce.time_to_compact_s) == (0, 0)
+  assert quiesce.total_time_to_quiesce_s == quiesce.populate_time_s
+  assert quiesce.nodes_without_history == ()
+
+  by_name = {o.step.name: Rows(o) for o in outcomes}
+  for name, rows in by_name.items():
+    metrics = {row.metric for row in rows}
+    if name == 'quiesce':
+      assert metrics == COMPACTION_METRICS | {
+          'populate_time',
+          'time_to_compact',
+          'total_time_to_quiesce',
+      }
+    elif name.startswith('flush_quiesce'):
+      assert metrics == COMPACTION_METRICS | {'time_to_compact'}
+    else:
+      assert metrics == STRESS_METRICS, name
+    status = StatusOf(rows)
+    assert (status.value, status.metadata['scylla_status']) == (1, 'ok')
+    assert {row.metadata['scylla_step'] for row in rows} == {name}
+
+  def Ops(name):
+    return {
+        row.metadata['scylla_op']
+        for row in by_name[name]
+        if row.metric == 'op_rate'
+    }
+
+  def Kinds(name, op):
+    return sorted(
+        row.metadata['scylla_latency_kind']
+        for row in by_name[name]
+        if row.metric == 'latency_p99' and row.metadata['scylla_op'] == op
+    )
+
+  assert Ops('populate') == {'WRITE'}
+  assert Ops('read_medium') == {'READ'}
+  assert Ops('mixed') == {'READ', 'WRITE', 'total'}
+  assert Kinds('populate', 'WRITE') == ['st']
+  assert Kinds('latency_4000', 'WRITE') == ['rt', 'st']
+  assert Kinds('mixed', 'total') == ['st']
+  (operations,) = [r for r in by_name['populate'] if r.metric == 'operations']
+  # Four loaders, each serving the real 200,000-key run.
+  assert operations.value == 4 * 200000
+
+
+def testLoaderCommandFailsMidPhase(tmp_path):
+  settings = Settings()
+  steps = Steps(settings)
+  failing = {s.name: s for s in steps}['read_medium'].runs[2]
+  loaders = Loaders(steps)
+  vm = loaders[2]
+  # What loader 2 had written when its command failed: the real read run
+  # cut a third of the way, and the real times of a failed command.
+  paths = phase_runner.RemotePaths(failing)
+  for kind in (phase_results.STDOUT, phase_results.LOG, phase_results.HDR):
+    text = Real('read_medium', kind)
+    vm.remote_files[paths[kind]] = text[: len(text) // 3]
+  vm.remote_files[paths[phase_results.TIMES]] = (
+      TESTDATA / 'loader' / 'loader-fail.times'
+  ).read_text()
+  vm.Reply(
+      WRAPPER + '.*' + re.escape(failing.stdout_path),
+      fail=True,
+      stderr='exit 3',
+  )
+  outcomes, _ = RunAll(
+      tmp_path,
+      settings,
+      Servers(),
+      loaders,
+      steps,
+      TickingClock(AfterTheLoads()),
+  )
+  statuses = {o.step.name: o.status for o in outcomes}
+  assert [statuses[n] for n in STEP_NAMES] == ['ok'] * 3 + ['failed'] + [
+      'not_run'
+  ] * 5
+  failed = outcomes[3]
+  assert failed.result is None
+  assert 'loader 2 (loader2): command failed' in failed.error
+  assert 'loader 0' not in failed.error
+  # Every loader's files of the failed step were pulled, the failed one's too.
+  step = failed.step
+  for run in step.runs:
+    pulled = [
+        remote
+        for local, remote in loaders[run.loader_index].pulled
+        if os.path.basename(local) == step.name
+    ]
+    assert sorted(pulled) == sorted(phase_runner.RemotePaths(run).values())
+  assert (tmp_path / 'read_medium' / 'read_medium.loader2.hdr').exists()
+  assert not (tmp_path / 'read_medium' / 'read_medium.loader2.cpu').exists()
+  # Nothing ran after it.
+  for later in steps[4:]:
+    for run in later.runs:
+      assert not loaders[run.loader_index].CommandsMatching(
+          re.escape(run.stdout_path)
+      )
+  status = StatusOf(Rows(failed))
+  assert status.value == 0
+  assert status.metadata['scylla_status'] == 'failed'
+  assert 'loader 2 (loader2): command failed' in status.metadata['scylla_error']
+  for outcome in outcomes[4:]:
+    (row,) = Rows(outcome)
+    assert (row.metric, row.value) == ('phase_status', 0)
+    assert row.metadata['scylla_status'] == 'not_run'
+    assert row.metadata['scylla_error'] == 'read_medium failed'
+  failures = run_sequence.Failures(outcomes)
+  assert failures[0].startswith('read_medium: failed (read_medium: loader 2')
+  assert len(failures) == 6
+
+
+def testMissingHdrFile(tmp_path):
+  settings = Settings()
+  steps = Steps(settings)
+  mixed = steps[-1]
+  hdr_path = mixed.runs[1].hdr_path
+  loaders = Loaders(steps, missing={('mixed', 1, phase_results.HDR)})
+  outcomes, _ = RunAll(
+      tmp_path,
+      settings,
+      Servers(),
+      loaders,
+      steps,
+      TickingClock(AfterTheLoads()),
+  )
+  assert [o.status for o in outcomes] == ['ok'] * 8 + ['failed']
+  error = outcomes[-1].error
+  assert f'loader 1 (loader1): HDR log {hdr_path} missing' in error
+  assert 'no such file' in error
+  assert len(os.listdir(tmp_path / 'mixed')) == 4 * 5 - 1
+  status = StatusOf(Rows(outcomes[-1]))
+  assert (status.value, status.metadata['scylla_status']) == (0, 'failed')
+  # The earlier steps' figures stand.
+  assert all(StatusOf(Rows(o)).value == 1 for o in outcomes[:-1])
+
+
+def testQuiesceTimesOut(tmp_path):
+  settings = Settings()
+  steps = Steps(settings)
+  loaders = Loaders(steps)
+  servers = [Server(i, pending_forever=i == 1) for i in range(3)]
+  outcomes, notices = RunAll(
+      tmp_path,
+      settings,
+      servers,
+      loaders,
+      steps,
+      TickingClock(AfterTheLoads()),
+  )
+  assert [o.status for o in outcomes] == ['ok', 'timeout'] + ['not_run'] * 7
+  quiesce = outcomes[1]
+  assert quiesce.result.status == 'timeout'
+  # The wait gave up at the first poll after 30 s (three clock readings,
+  # i.e. three seconds, per poll).
+  assert 30 <= quiesce.result.wait_s < 33
+  assert quiesce.result.polls == len(
+      servers[1].CommandsMatching(
+          re.escape(compactions.SCYLLA_PENDING_TASKS_PATH)
+      )
+  )
+  assert quiesce.result.polls > 1
+  assert quiesce.error == ''
+  rows = Rows(quiesce)
+  # The figures of the compactions seen so far are still published.
+  assert {r.metric for r in rows} >= {'populate_time', 'compactions'}
+  status = StatusOf(rows)
+  assert (status.value, status.metadata['scylla_status']) == (0, 'timeout')
+  assert (
+      status.metadata['scylla_error']
+      == 'compactions did not settle within 30 s'
+  )
+  assert {o.error for o in outcomes[2:]} == {
+      'quiesce timed out waiting for compactions'
+  }
+  assert run_sequence.Failures(outcomes)[0] == 'quiesce: timeout'
+  # Nothing ran after the timeout; observers heard of the two steps only.
+  assert [n for n in notices if n[0] == 'end'] == [
+      ('end', 'populate', 'ok'),
+      ('end', 'quiesce', 'timeout'),
+  ]
+  for step in steps[2:]:
+    for run in step.runs:
+      assert not loaders[run.loader_index].CommandsMatching(
+          re.escape(run.stdout_path)
+      )
+
+
+def testUnreachableServerDuringQuiesce(tmp_path):
+  settings = Settings()
+  steps = Steps(settings)
+  servers = Servers()
+  servers[1].Reply(
+      r'^curl ', fail=True, stderr='ssh: connect to host 10.0.0.3: timed out'
+  )
+  outcomes, _ = RunAll(
+      tmp_path,
+      settings,
+      servers,
+      Loaders(steps),
+      steps,
+      TickingClock(AfterTheLoads()),
+  )
+  assert [o.status for o in outcomes[:2]] == ['ok', 'timeout']
+  result = outcomes[1].result
+  # Never idle while a node cannot answer: polled at every poll until the
+  # timeout, and its compaction history is missing from the figures.
+  assert 30 <= result.wait_s < 33
+  polls = servers[1].CommandsMatching(
+      re.escape(compactions.SCYLLA_COMPACTIONS_PATH)
+  )
+  assert len(polls) == result.polls
+  assert result.nodes_without_history == ('server-1',)
+  (row,) = {
+      r.metadata['scylla_nodes_without_history']
+      for r in Rows(outcomes[1])
+      if r.metric == 'compactions'
+  }
+  assert row == 'server-1'
