@@ -5,6 +5,7 @@ import pathlib
 
 import pytest
 
+from perfkit_plugins import phase_runner
 from perfkit_plugins.core import histograms
 
 TESTDATA = pathlib.Path(__file__).parent / 'testdata'
@@ -58,3 +59,69 @@ def shifted_hdr():
     return '\n'.join(lines) + '\n'
 
   return Shift
+
+
+# The real runs in testdata/stress that stand for each phase's stress steps.
+STRESS_SOURCES = {
+    'populate': 'populate',
+    'read': 'read_small',
+    'latency': 'latency_1000',
+    'mixed': 'mixed',
+}
+STRESS_EXTENSIONS = {
+    'stdout': 'out',
+    'log': 'log',
+    'hdr': 'hdr',
+    'times': 'times',
+    'cpu': 'cpu',
+}
+
+
+@pytest.fixture
+def stress_output():
+  """Returns Read(phase, kind): a real loader file of a step of that phase.
+
+  `kind` is a phase_results file kind (stdout, log, hdr, times, cpu); the
+  files are one loader's outputs of the plan's own commands, run through
+  the loader wrapper (testdata/stress/README.md). The read phase's steps
+  all get the small read, the latency steps the 1,000 op/s run.
+  """
+
+  def Read(phase, kind):
+    name = f'{STRESS_SOURCES[phase]}.loader0.{STRESS_EXTENSIONS[kind]}'
+    return (TESTDATA / 'stress' / name).read_text()
+
+  return Read
+
+
+@pytest.fixture
+def serve_stress_outputs(stress_output):
+  """Returns Serve(vms, steps, missing=()): loaders that write real outputs.
+
+  Each FakeVm of `vms` (loader i is vms[i]) answers the loader wrapper of
+  every run planned for it in `steps` by writing the real files of a step
+  of the same phase (see stress_output) into its remote_files; a command
+  it was not planned to run fails the test. `missing` holds (step name,
+  loader index, file kind) that the loader does not write.
+  """
+
+  def Serve(vms, steps, missing=()):
+    planned = [(step, run) for step in steps for run in step.runs]
+
+    def Answer(vm):
+      def Run(command):
+        for step, run in planned:
+          if vm is vms[run.loader_index] and run.command in command:
+            for kind, path in phase_runner.RemotePaths(run).items():
+              if (step.name, run.loader_index, kind) not in missing:
+                vm.remote_files[path] = stress_output(step.phase, kind)
+            return ''
+        raise AssertionError(f'{vm.name}: unplanned command {command}')
+
+      return Run
+
+    for vm in vms:
+      vm.Reply(r'sampler=\$!', Answer(vm))
+    return vms
+
+  return Serve

@@ -24,6 +24,7 @@ class FakeVm:
     internal_ip: private address.
     ip_address: public address.
     num_cpus: vCPU count.
+    total_memory_kb: memory in KiB, as PKB's `vm.total_memory_kb`.
     commands: every command run, in order (RemoteCommand and
       RobustRemoteCommand alike).
     pushed: (local_path, remote_path) of every PushFile/PushDataFile.
@@ -34,12 +35,19 @@ class FakeVm:
     rendered: (template_path, remote_path) of every RenderTemplate.
   """
 
-  def __init__(self, name='vm0', internal_ip='10.0.0.2', num_cpus=8):
+  def __init__(
+      self,
+      name='vm0',
+      internal_ip='10.0.0.2',
+      num_cpus=8,
+      total_memory_kb=32 * 1024 * 1024,
+  ):
     self.name = name
     self.hostname = name
     self.internal_ip = internal_ip
     self.ip_address = internal_ip
     self.num_cpus = num_cpus
+    self.total_memory_kb = total_memory_kb
     self.commands = []
     self.pushed = []
     self.pulled = []

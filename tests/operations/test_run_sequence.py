@@ -33,26 +33,8 @@ from perfkit_plugins.engines import scylla
 from perfkit_plugins.testing import fake_vm
 
 TESTDATA = pathlib.Path(__file__).resolve().parents[1] / 'testdata'
-STRESS = TESTDATA / 'stress'
 REST = TESTDATA / 'scylla_rest'
 WRAPPER = r'sampler=\$!'
-# Real outputs of a step of the same kind, by the planned step's name.
-SOURCES = {
-    'populate': 'populate',
-    'read_small': 'read_small',
-    'read_medium': 'read_small',
-    'read_large': 'read_small',
-    'latency_2000': 'latency_1000',
-    'latency_4000': 'latency_1000',
-    'mixed': 'mixed',
-}
-EXTENSIONS = {
-    phase_results.STDOUT: 'out',
-    phase_results.LOG: 'log',
-    phase_results.HDR: 'hdr',
-    phase_results.TIMES: 'times',
-    phase_results.CPU: 'cpu',
-}
 # Each loader's clock minus the controller's.
 LOADER_OFFSETS = (0.0, 0.25, 0.5, 0.75)
 STEP_NAMES = [
@@ -138,13 +120,6 @@ def Context():
   )
 
 
-def Real(step_name, kind):
-  """A real output of the kind of step `step_name` is."""
-  return (
-      STRESS / f'{SOURCES[step_name]}.loader0.{EXTENSIONS[kind]}'
-  ).read_text()
-
-
 class TickingClock:
   """A controller clock that moves one second each time it is read."""
 
@@ -156,13 +131,25 @@ class TickingClock:
     return self.now
 
 
-def RealTimes(step_name):
-  return phase_results.ParseTimes(Real(step_name, phase_results.TIMES))
+def Window(stress_output, phase):
+  """A step's window on the controller's clock: the real times file, moved
+  back by each loader's clock offset (earliest start, latest end)."""
+  times = phase_results.ParseTimes(stress_output(phase, phase_results.TIMES))
+  return (
+      times.start_s - max(LOADER_OFFSETS),
+      times.end_s - min(LOADER_OFFSETS),
+  )
 
 
-def AfterTheLoads():
+def AfterTheLoads(stress_output):
   """A controller time after every real run's end."""
-  return max(RealTimes(name).end_s for name in SOURCES) + 60
+  return (
+      max(
+          phase_results.ParseTimes(stress_output(p, phase_results.TIMES)).end_s
+          for p in ('populate', 'read', 'latency', 'mixed')
+      )
+      + 60
+  )
 
 
 class Responses:
@@ -210,31 +197,15 @@ def Servers(**kwargs):
   return [Server(0, busy_polls=2)] + [Server(i, **kwargs) for i in (1, 2)]
 
 
-def Loaders(steps, missing=()):
-  """Four fake loaders serving real outputs for every run of every step.
+@pytest.fixture
+def make_loaders(serve_stress_outputs):
+  """Returns Loaders(steps, missing=()): four loaders serving real outputs."""
 
-  Args:
-    steps: the plan.
-    missing: (step name, loader index, file kind) the loader does not write.
-  """
-  vms = [fake_vm.FakeVm(f'loader{i}', f'10.0.1.{i}') for i in range(4)]
-  planned = [(step, run) for step in steps for run in step.runs]
+  def Loaders(steps, missing=()):
+    vms = [fake_vm.FakeVm(f'loader{i}', f'10.0.1.{i}') for i in range(4)]
+    return serve_stress_outputs(vms, steps, missing)
 
-  def Serve(vm):
-    def Run(command):
-      for step, run in planned:
-        if vm is vms[run.loader_index] and run.command in command:
-          for kind, path in phase_runner.RemotePaths(run).items():
-            if (step.name, run.loader_index, kind) not in missing:
-              vm.remote_files[path] = Real(step.name, kind)
-          return ''
-      raise AssertionError(f'{vm.name}: unplanned command {command}')
-
-    return Run
-
-  for vm in vms:
-    vm.Reply(WRAPPER, Serve(vm))
-  return vms
+  return Loaders
 
 
 def Offsets(servers, loaders):
@@ -284,11 +255,11 @@ def StatusOf(rows):
   return row
 
 
-def testWholeRun(tmp_path, quiesce_calls):
+def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
-  servers, loaders = Servers(), Loaders(steps)
-  clock = TickingClock(AfterTheLoads())
+  servers, loaders = Servers(), make_loaders(steps)
+  clock = TickingClock(AfterTheLoads(stress_output))
   outcomes, notices = RunAll(tmp_path, settings, servers, loaders, steps, clock)
 
   assert [o.step.name for o in outcomes] == STEP_NAMES
@@ -320,18 +291,11 @@ def testWholeRun(tmp_path, quiesce_calls):
   # Quiesce figures are relative to the load awaited, on the controller's
   # clock (the loaders' times files moved back by their clock offsets):
   # populate for the quiesce step, the rate before it for a flush-quiesce.
-  def Window(step_name):
-    times = RealTimes(step_name)
-    return (
-        times.start_s - max(LOADER_OFFSETS),
-        times.end_s - min(LOADER_OFFSETS),
-    )
-
-  window = Window('populate')
+  window = Window(stress_output, 'populate')
   # (Epoch seconds: approx's default relative tolerance would be minutes.)
   assert quiesce_calls == [
       pytest.approx(window, abs=1e-6),
-      pytest.approx(Window('latency_2000'), abs=1e-6),
+      pytest.approx(Window(stress_output, 'latency'), abs=1e-6),
   ]
   quiesce = outcomes[1].result
   assert quiesce.populate_time_s == pytest.approx(window[1] - window[0])
@@ -385,17 +349,17 @@ def testWholeRun(tmp_path, quiesce_calls):
   assert operations.value == 4 * 200000
 
 
-def testLoaderCommandFailsMidPhase(tmp_path):
+def testLoaderCommandFailsMidPhase(tmp_path, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   failing = {s.name: s for s in steps}['read_medium'].runs[2]
-  loaders = Loaders(steps)
+  loaders = make_loaders(steps)
   vm = loaders[2]
   # What loader 2 had written when its command failed: the real read run
   # cut a third of the way, and the real times of a failed command.
   paths = phase_runner.RemotePaths(failing)
   for kind in (phase_results.STDOUT, phase_results.LOG, phase_results.HDR):
-    text = Real('read_medium', kind)
+    text = stress_output('read', kind)
     vm.remote_files[paths[kind]] = text[: len(text) // 3]
   vm.remote_files[paths[phase_results.TIMES]] = (
       TESTDATA / 'loader' / 'loader-fail.times'
@@ -411,7 +375,7 @@ def testLoaderCommandFailsMidPhase(tmp_path):
       Servers(),
       loaders,
       steps,
-      TickingClock(AfterTheLoads()),
+      TickingClock(AfterTheLoads(stress_output)),
   )
   statuses = {o.step.name: o.status for o in outcomes}
   assert [statuses[n] for n in STEP_NAMES] == ['ok'] * 3 + ['failed'] + [
@@ -452,19 +416,19 @@ def testLoaderCommandFailsMidPhase(tmp_path):
   assert len(failures) == 6
 
 
-def testMissingHdrFile(tmp_path):
+def testMissingHdrFile(tmp_path, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   mixed = steps[-1]
   hdr_path = mixed.runs[1].hdr_path
-  loaders = Loaders(steps, missing={('mixed', 1, phase_results.HDR)})
+  loaders = make_loaders(steps, missing={('mixed', 1, phase_results.HDR)})
   outcomes, _ = RunAll(
       tmp_path,
       settings,
       Servers(),
       loaders,
       steps,
-      TickingClock(AfterTheLoads()),
+      TickingClock(AfterTheLoads(stress_output)),
   )
   assert [o.status for o in outcomes] == ['ok'] * 8 + ['failed']
   error = outcomes[-1].error
@@ -477,10 +441,10 @@ def testMissingHdrFile(tmp_path):
   assert all(StatusOf(Rows(o)).value == 1 for o in outcomes[:-1])
 
 
-def testQuiesceTimesOut(tmp_path):
+def testQuiesceTimesOut(tmp_path, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
-  loaders = Loaders(steps)
+  loaders = make_loaders(steps)
   servers = [Server(i, pending_forever=i == 1) for i in range(3)]
   outcomes, notices = RunAll(
       tmp_path,
@@ -488,7 +452,7 @@ def testQuiesceTimesOut(tmp_path):
       servers,
       loaders,
       steps,
-      TickingClock(AfterTheLoads()),
+      TickingClock(AfterTheLoads(stress_output)),
   )
   assert [o.status for o in outcomes] == ['ok', 'timeout'] + ['not_run'] * 7
   quiesce = outcomes[1]
@@ -528,7 +492,7 @@ def testQuiesceTimesOut(tmp_path):
       )
 
 
-def testUnreachableServerDuringQuiesce(tmp_path):
+def testUnreachableServerDuringQuiesce(tmp_path, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   servers = Servers()
@@ -539,9 +503,9 @@ def testUnreachableServerDuringQuiesce(tmp_path):
       tmp_path,
       settings,
       servers,
-      Loaders(steps),
+      make_loaders(steps),
       steps,
-      TickingClock(AfterTheLoads()),
+      TickingClock(AfterTheLoads(stress_output)),
   )
   assert [o.status for o in outcomes[:2]] == ['ok', 'timeout']
   result = outcomes[1].result
