@@ -1,0 +1,567 @@
+"""The benchmark's Run and Cleanup as PKB calls them, on recording fake VMs.
+
+The config is decoded the way pkb.py decodes it (PKB's flags, the module's
+GetConfig, PKB's BenchmarkConfigSpec), the spec is PKB's own BenchmarkSpec
+holding three fake servers and four fake loaders, and the samples go through
+PKB's SampleCollector (with its default metadata provider) and its JSON
+publisher. Servers answer with real ScyllaDB REST responses and tuning
+files (tests/testdata); loaders serve one loader's real outputs of a step
+of the same phase (tests/testdata/stress) for every run of the plan.
+
+Needs a PKB checkout ($PKB_CHECKOUT, default /opt/PerfKitBenchmarker) under
+Python 3.12; skipped with a reason otherwise.
+
+With SCYLLA_PHASES_RUN_FIXTURES=<dir> the test also writes the results file
+it published there (that is how tests/testdata/results/ was made).
+"""
+
+import collections
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from perfkit_plugins.core import compactions
+from perfkit_plugins.core import phase_results
+from perfkit_plugins.engines import scylla
+from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import pkb_checkout
+
+CHECKOUT = pkb_checkout.RequireOrSkip()
+pytestmark = pytest.mark.pkb
+
+# pylint: disable=g-import-not-at-top,wrong-import-position,g-bad-import-order
+from absl import flags
+from absl.testing import flagsaver
+from perfkitbenchmarker import pkb  # Defines every flag pkb.py has.
+from perfkitbenchmarker import benchmark_spec as bm_spec
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import events
+from perfkitbenchmarker import publisher
+from perfkitbenchmarker import sample
+from perfkitbenchmarker import timing_util
+from perfkitbenchmarker import vm_util
+from perfkitbenchmarker.configs import benchmark_config_spec
+from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
+
+# pylint: enable=g-import-not-at-top,wrong-import-position,g-bad-import-order
+
+FLAGS = flags.FLAGS
+REPO = pathlib.Path(__file__).resolve().parents[2]
+RESULTS_FIXTURE = REPO / 'tests' / 'testdata' / 'results'
+RESULTS_NAME = 'scylla_phases_fake_run.json'
+FIXTURES_ENV = 'SCYLLA_PHASES_RUN_FIXTURES'
+# Small settings: 4 x 200,000 keys (one real 200,000-key populate run per
+# loader), 30 s timed steps (the real runs' length), 1 s HDR intervals (the
+# real runs'), no settle window (the fake servers are idle at once).
+ARGS = (
+    '--run_uri=fakerun1',
+    '--scylla_phases=populate,quiesce,read,latency,mixed',
+    '--scylla_num_keys=800000',
+    '--scylla_loader_count=4',
+    '--scylla_read_warmup_s=0',
+    '--scylla_read_duration_s=30',
+    '--scylla_latency_rates=2000,4000',
+    '--scylla_latency_duration_s=30',
+    '--scylla_mixed_duration_s=30',
+    '--scylla_hdr_interval_s=1',
+    '--scylla_quiesce_poll_s=1',
+    '--scylla_quiesce_settle_s=0',
+    '--scylla_quiesce_timeout_s=60',
+)
+STEPS = (
+    ('populate', 'populate'),
+    ('quiesce', 'quiesce'),
+    ('read', 'read_small'),
+    ('read', 'read_medium'),
+    ('read', 'read_large'),
+    ('latency', 'latency_2000'),
+    ('latency', 'flush_quiesce_before_latency_4000'),
+    ('latency', 'latency_4000'),
+    ('mixed', 'mixed'),
+)
+OP_METRICS = {
+    'op_rate',
+    'partition_rate',
+    'row_rate',
+    'operations',
+    'errors',
+    'duration',
+    'op_rate_per_vcpu',
+    'op_rate_per_shard',
+    'ops_per_dollar',
+    'dollars_per_million_ops',
+    'latency_mean',
+    'latency_p50',
+    'latency_p95',
+    'latency_p99',
+    'latency_p999',
+    'latency_max',
+    'op_rate_series',
+    'latency_p99_series',
+}
+COMPACTION_METRICS = {
+    'compactions',
+    'compaction_bytes_in',
+    'compaction_bytes_out',
+    'phase_status',
+}
+# z3-highmem-88 (the config's GCP server type): 2 NUMA nodes.
+SERVER_VCPUS = 88
+VERSION = '2026.3.1-0.20261001.0123456789ab'
+
+
+class PkbFakeVm(fake_vm.FakeVm):
+  """A FakeVm with what PKB's own phase and publishing code reads of a VM."""
+
+  is_static = False
+  scratch_disks = ()
+
+  def __init__(self, name, internal_ip, machine_type, **kwargs):
+    super().__init__(name, internal_ip, **kwargs)
+    self.machine_type = machine_type
+    # The VM's clock is the controller's (clock offsets near 0), printed as
+    # `date +%s.%N` prints it.
+    self.Reply(r'^date \+%s\.%N$', lambda _: f'{time.time():.9f}\n')
+
+  def GetResourceMetadata(self):
+    return {
+        'cloud': 'GCP',
+        'machine_type': self.machine_type,
+        'zone': 'us-central1-a',
+        'name': self.name,
+    }
+
+  def GetOSResourceMetadata(self):
+    return {'os_type': 'ubuntu2404'}
+
+  def StopBackgroundWorkload(self):
+    pass
+
+
+def _Lscpu(vcpus, numa_nodes):
+  """lscpu -p lines: 2 threads per core, nodes holding consecutive cores."""
+  cores = vcpus // 2
+  lines = ['# CPU,Core,Socket,Node']
+  for cpu in range(vcpus):
+    core = cpu % cores
+    node = core * numa_nodes // cores
+    lines.append(f'{cpu},{core},{node},{node}')
+  return '\n'.join(lines) + '\n'
+
+
+def Server(index, testdata):
+  """A fake ScyllaDB node, tuned like a z3-highmem-88 and never compacting.
+
+  Tuning files, the default route and REST answers are real outputs; the
+  CPU listing is built for the machine shape (no real one exists here).
+  """
+  vm = PkbFakeVm(
+      f'server-{index}',
+      f'10.0.0.{index + 2}',
+      'z3-highmem-88',
+      num_cpus=SERVER_VCPUS,
+  )
+  vm.Reply(r'^ip -o -4 route', testdata('node', 'ip-route-default.txt'))
+  vm.Reply(
+      r'cat /etc/scylla.d/cpuset.conf',
+      testdata('scylla_setup', 'cpuset-v88-numa2.conf'),
+  )
+  vm.Reply(
+      r'perftune.py .*--get-irq-cpu-mask',
+      testdata('perftune', 'v88-numa2-get-irq-cpu-mask.txt'),
+  )
+  vm.Reply(
+      r'cat /etc/scylla.d/io_properties.yaml',
+      testdata('scylla_setup', 'io_properties-sct.yaml'),
+  )
+  vm.Reply(r'^nproc$', f'{SERVER_VCPUS}\n')
+  vm.Reply(r'^lscpu ', _Lscpu(SERVER_VCPUS, 2))
+  vm.Reply(r'^scylla --version', VERSION + '\n')
+  for path, name in (
+      (compactions.SCYLLA_COMPACTIONS_PATH, 'compactions-0.json'),
+      (compactions.SCYLLA_PENDING_TASKS_PATH, 'pending_tasks_by_table-0.json'),
+      (compactions.SCYLLA_HISTORY_PATH, 'compaction_history.json'),
+  ):
+    vm.Reply(
+        '^' + scylla.RestGetCommand(path).replace('.', r'\.') + '$',
+        testdata('scylla_rest', name),
+    )
+  vm.remote_files[scylla.SCYLLA_YAML] = testdata(
+      'scylla_setup', 'scylla.yaml-branch-2026.3'
+  )
+  return vm
+
+
+@pytest.fixture
+def run_dir(tmp_path, monkeypatch):
+  """PKB's run directory of this run (vm_util.GetTempDir)."""
+  path = tmp_path / 'run'
+  path.mkdir()
+  monkeypatch.setattr(vm_util, 'GetTempDir', lambda: str(path))
+  return path
+
+
+@pytest.fixture
+def parsed_flags():
+  """PKB's flags parsed from ARGS; every flag is restored afterwards."""
+  with flagsaver.flagsaver():
+    FLAGS(['pkb.py', *ARGS])
+    yield FLAGS
+
+
+@pytest.fixture
+def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
+  """PKB's BenchmarkSpec of a decoded config, with fake VMs in its groups."""
+  del parsed_flags, run_dir
+  config = bm.GetConfig({})
+  config_spec = benchmark_config_spec.BenchmarkConfigSpec(
+      bm.BENCHMARK_NAME, flag_values=FLAGS, **config
+  )
+  bm.CheckPrerequisites(config_spec)
+  benchmark_spec = bm_spec.BenchmarkSpec(bm, config_spec, 'scylla_phases0')
+  servers = [Server(i, testdata) for i in range(3)]
+  loaders = [
+      PkbFakeVm(f'loader-{i}', f'10.0.1.{i}', 'n2-highcpu-32')
+      for i in range(config_spec.vm_groups['loaders'].vm_count)
+  ]
+  benchmark_spec.unmanaged_vm_groups = {'servers': servers, 'loaders': loaders}
+  serve_stress_outputs(loaders, Plan(benchmark_spec))
+  return benchmark_spec
+
+
+def Plan(benchmark_spec):
+  """The steps Run plans for this spec."""
+  settings = bm.SettingsFromConfig(benchmark_spec.config)
+  return bm._PlanSteps(  # pylint: disable=protected-access
+      settings,
+      [vm.internal_ip for vm in benchmark_spec.vm_groups['servers']],
+      bm.ClusterRamBytes(settings),
+  )
+
+
+class Recorded:
+  """Receivers of the step signals and PKB's record_event, while in use."""
+
+  def __init__(self):
+    self.started, self.finished, self.events = [], [], []
+
+  def _Started(self, sender, benchmark_spec, step):
+    self.started.append((sender, benchmark_spec, step.name))
+
+  def _Finished(self, sender, benchmark_spec, step, outcome):
+    self.finished.append((sender, benchmark_spec, step.name, outcome.status))
+
+  def _Event(self, sender, event, start_timestamp, end_timestamp, metadata):
+    self.events.append(
+        (sender, event, start_timestamp <= end_timestamp, metadata)
+    )
+
+  def __enter__(self):
+    bm.STEP_STARTED.connect(self._Started, weak=False)
+    bm.STEP_FINISHED.connect(self._Finished, weak=False)
+    events.record_event.connect(self._Event, weak=False)
+    return self
+
+  def __exit__(self, *exc):
+    bm.STEP_STARTED.disconnect(self._Started)
+    bm.STEP_FINISHED.disconnect(self._Finished)
+    events.record_event.disconnect(self._Event)
+
+
+def RunAsPkb(benchmark_spec):
+  """Calls the module's Run as pkb.py does, with observers connected."""
+  with Recorded() as recorded, benchmark_spec.RedirectGlobalFlags():
+    samples = benchmark_spec.BenchmarkRun(benchmark_spec)
+  return samples, recorded
+
+
+def Publish(benchmark_spec, samples, path):
+  """PKB's collector with its default metadata, JSON lines into path."""
+  collector = publisher.SampleCollector(
+      publishers=[publisher.NewlineDelimitedJSONPublisher(str(path))],
+      publishers_from_flags=False,
+      add_default_publishers=False,
+  )
+  collector.AddSamples(samples, bm.BENCHMARK_NAME, benchmark_spec)
+  collector.PublishSamples()
+  return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def ByStep(samples):
+  steps = collections.defaultdict(list)
+  for s in samples:
+    steps[s.metadata['scylla_step']].append(s)
+  return steps
+
+
+def Metrics(samples):
+  return {s.metric for s in samples}
+
+
+def One(samples, metric):
+  (found,) = [s for s in samples if s.metric == metric]
+  return found
+
+
+def test_run_publishes_every_step(spec, run_dir, tmp_path):
+  samples, recorded = RunAsPkb(spec)
+  assert all(isinstance(s, sample.Sample) for s in samples)
+  by_step = ByStep(samples)
+  assert list(by_step) == [name for _, name in STEPS]
+  for phase, name in STEPS:
+    step_samples = by_step[name]
+    assert {s.metadata['scylla_phase'] for s in step_samples} == {phase}
+    status = One(step_samples, 'phase_status')
+    assert status.value == 1, status.metadata
+    assert status.metadata['scylla_status'] == 'ok'
+    if name == 'quiesce':
+      assert Metrics(step_samples) == COMPACTION_METRICS | {
+          'populate_time',
+          'time_to_compact',
+          'total_time_to_quiesce',
+      }
+      populate_time = One(step_samples, 'populate_time').value
+      assert populate_time > 0
+      # Nothing of keyspace1 in the servers' history: compaction ended
+      # with the load.
+      assert One(step_samples, 'total_time_to_quiesce').value == populate_time
+    elif name.startswith('flush_quiesce'):
+      assert Metrics(step_samples) == COMPACTION_METRICS | {'time_to_compact'}
+    else:
+      assert Metrics(step_samples) == OP_METRICS | {
+          'loader_cpu_max',
+          'phase_status',
+      }
+  # The cluster the samples describe, read back from the servers.
+  op_rate = [s for s in by_step['populate'] if s.metric == 'op_rate'][0]
+  assert op_rate.metadata['scylla_version'] == VERSION
+  assert op_rate.metadata['scylla_servers'] == 3
+  assert op_rate.metadata['scylla_server_vcpus'] == 3 * SERVER_VCPUS
+  assert op_rate.metadata['scylla_shards'] == 3 * 80
+  assert op_rate.metadata['scylla_loaders'] == 4
+  assert op_rate.metadata['scylla_price_usd_per_hour'] > 0
+
+  def Ops(name):
+    return {
+        s.metadata['scylla_op'] for s in by_step[name] if s.metric == 'op_rate'
+    }
+
+  def Kinds(name, op):
+    return sorted(
+        s.metadata['scylla_latency_kind']
+        for s in by_step[name]
+        if s.metric == 'latency_p99' and s.metadata['scylla_op'] == op
+    )
+
+  assert Ops('populate') == {'WRITE'}
+  assert Ops('read_large') == {'READ'}
+  assert Ops('mixed') == {'READ', 'WRITE', 'total'}
+  assert Kinds('read_small', 'READ') == ['st']
+  assert Kinds('latency_2000', 'WRITE') == ['rt', 'st']
+  assert Kinds('mixed', 'READ') == ['st']
+  # Time series as PKB makes them: values, timestamps (ms) and interval.
+  series = [s for s in samples if s.metric.endswith('_series')]
+  assert len(series) == sum(
+      1 + len(Kinds(name, op)) for name in by_step for op in Ops(name)
+  )
+  for s in series:
+    values = s.metadata[sample.VALUES]
+    assert len(values) == len(s.metadata[sample.TIMESTAMPS]) > 20
+    assert s.metadata[sample.INTERVAL] == 1
+    assert s.value == 0
+    window = (
+        s.metadata['scylla_window_start'],
+        s.metadata['scylla_window_end'],
+    )
+    first_s = s.metadata[sample.TIMESTAMPS][0] / 1000
+    assert window[0] - 2 <= first_s <= window[1]
+
+  # Observers heard every step once, in order; PKB's tracer too.
+  names = [name for _, name in STEPS]
+  assert [r[2] for r in recorded.started] == names
+  assert [r[2:] for r in recorded.finished] == [(n, 'ok') for n in names]
+  assert {r[:2] for r in recorded.started + recorded.finished} == {
+      (bm.BENCHMARK_NAME, spec)
+  }
+  assert [(e[1], e[2]) for e in recorded.events] == [
+      (f'scylla_phases.{n}', True) for n in names
+  ]
+  assert [e[3]['scylla_phase'] for e in recorded.events] == [
+      phase for phase, _ in STEPS
+  ]
+  assert spec.scylla_phases_failures == []
+
+  # Raw outputs: every loader's five files of every stress step.
+  steps_dir = run_dir / 'scylla_phases' / 'steps'
+  for step in Plan(spec):
+    if step.runs:
+      assert len(os.listdir(steps_dir / step.name)) == 5 * len(step.runs)
+
+  # Through PKB's own publisher, with its default metadata.
+  published = Publish(spec, samples, tmp_path / 'results.json')
+  assert len(published) == len(samples)
+  first = published[0]
+  assert first['test'] == 'scylla_phases'
+  assert first['run_uri'] == spec.uuid
+  assert '|scylla_step:populate|' in first['labels']
+  assert '|servers_machine_type:z3-highmem-88|' in first['labels']
+  assert '|loaders_vm_count:4|' in first['labels']
+  if os.environ.get(FIXTURES_ENV):
+    shutil.copy(
+        tmp_path / 'results.json',
+        os.path.join(os.environ[FIXTURES_ENV], RESULTS_NAME),
+    )
+  assert SampleKeys(published) == SampleKeys(
+      CommittedResults()
+  ), f'tests/testdata/results/{RESULTS_NAME} is stale: see its README.md'
+
+  bm.Cleanup(spec)
+  CheckCleanup(spec, run_dir)
+
+
+def Labels(published_sample):
+  """A published sample's metadata, from its collapsed labels."""
+  fields = published_sample['labels'][1:-1].split('|,|')
+  return dict(field.split(':', 1) for field in fields)
+
+
+def SampleKeys(published):
+  """What identifies each published sample, in order."""
+  keys = []
+  for s in published:
+    labels = Labels(s)
+    keys.append((
+        s['metric'],
+        s['unit'],
+        labels['scylla_step'],
+        labels.get('scylla_op'),
+        labels.get('scylla_latency_kind'),
+    ))
+  return keys
+
+
+def CommittedResults():
+  text = (RESULTS_FIXTURE / RESULTS_NAME).read_text()
+  return [json.loads(line) for line in text.splitlines()]
+
+
+def CheckCleanup(benchmark_spec, run_dir):
+  """Every server's logs and configs were pulled, then it was stopped."""
+  engine = scylla.ScyllaEngine(bm.SettingsFromConfig(benchmark_spec.config))
+  for vm in benchmark_spec.vm_groups['servers']:
+    pulled = [remote for _, remote in vm.pulled]
+    assert pulled == engine.LogPaths()
+    assert vm.CommandsMatching(r'journalctl -u scylla-server')
+    assert vm.CommandsMatching(r'systemctl stop scylla-server')
+    assert vm.CommandsMatching(r'^sudo rm -rf /var/lib/scylla/data/\*')
+    kept = run_dir / 'scylla_phases' / 'server_logs' / vm.name / 'scylla.yaml'
+    assert kept.read_text().startswith('#')
+
+
+def FailLoader(benchmark_spec, step_name, index):
+  """Makes loader `index`'s command of a step fail, as a lost ssh does."""
+  (run,) = [
+      r
+      for step in Plan(benchmark_spec)
+      if step.name == step_name
+      for r in step.runs
+      if r.loader_index == index
+  ]
+  benchmark_spec.vm_groups['loaders'][index].Reply(
+      r'sampler=\$!.*' + run.stdout_path.replace('.', r'\.'),
+      fail=True,
+      stderr='Connection reset by peer',
+  )
+
+
+def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
+  FailLoader(spec, 'read_medium', 1)
+  samples, recorded = RunAsPkb(spec)
+  by_step = ByStep(samples)
+  assert list(by_step) == [name for _, name in STEPS]
+  statuses = {
+      name: (
+          One(step_samples, 'phase_status').value,
+          One(step_samples, 'phase_status').metadata['scylla_status'],
+      )
+      for name, step_samples in by_step.items()
+  }
+  assert statuses == {
+      'populate': (1, 'ok'),
+      'quiesce': (1, 'ok'),
+      'read_small': (1, 'ok'),
+      'read_medium': (0, 'failed'),
+      'read_large': (0, 'not_run'),
+      'latency_2000': (0, 'not_run'),
+      'flush_quiesce_before_latency_4000': (0, 'not_run'),
+      'latency_4000': (0, 'not_run'),
+      'mixed': (0, 'not_run'),
+  }
+  # The figures measured before the failure are all there.
+  assert 'op_rate' in Metrics(by_step['read_small'])
+  assert 'total_time_to_quiesce' in Metrics(by_step['quiesce'])
+  for name in ('read_medium', 'read_large', 'mixed'):
+    assert Metrics(by_step[name]) == {'phase_status'}
+  error = One(by_step['read_medium'], 'phase_status').metadata['scylla_error']
+  assert 'loader 1 (loader-1): command failed' in error
+  assert [r[2:] for r in recorded.finished][-1] == ('read_medium', 'failed')
+  # The failed step's files of the other loaders were pulled all the same.
+  step_dir = run_dir / 'scylla_phases' / 'steps' / 'read_medium'
+  assert len(os.listdir(step_dir)) == 5 * 3
+
+  with pytest.raises(errors.Benchmarks.RunError) as raised:
+    bm.Cleanup(spec)
+  message = str(raised.value)
+  assert 'read_medium: failed' in message
+  assert 'loader 1 (loader-1)' in message
+  assert 'mixed: not_run' in message
+  CheckCleanup(spec, run_dir)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        'PKB calls a benchmark Cleanup only with --always_call_cleanup, static'
+        ' VMs or a dpb service; scylla_phases must set'
+        ' benchmark_spec.always_call_cleanup = True (at the start of Run) for'
+        ' its Cleanup to pull logs and fail a run whose steps failed'
+    ),
+)
+def test_pkb_cleanup_phase_calls_the_benchmark_cleanup(spec, run_dir):
+  """pkb.py's own cleanup phase, after a run whose last step failed."""
+  FailLoader(spec, 'mixed', 3)
+  RunAsPkb(spec)
+  assert spec.scylla_phases_failures
+  with pytest.raises(errors.Benchmarks.RunError, match='mixed: failed'):
+    pkb.DoCleanupPhase(spec, timing_util.IntervalTimer())
+
+
+def test_report_reads_the_results_file(tmp_path):
+  plots = tmp_path / 'plots'
+  result = subprocess.run(
+      [
+          sys.executable,
+          '-m',
+          'perfkit_plugins.report_command',
+          str(RESULTS_FIXTURE / RESULTS_NAME),
+          f'--plots_dir={plots}',
+      ],
+      capture_output=True,
+      text=True,
+      cwd=tmp_path,
+      env=dict(os.environ, PYTHONWARNINGS='ignore'),
+      timeout=300,
+      check=False,
+  )
+  assert result.returncode == 0, result.stderr[-3000:]
+  text = result.stdout
+  assert '[1] scylla 2026.3.1' in text
+  for name in ('populate', 'read_small', 'latency_4000', 'mixed'):
+    assert f'\n  {name} ' in text
+  assert sorted(p.name for p in plots.glob('*.png'))
