@@ -86,7 +86,13 @@ setuptools.setup(
     },
     install_requires=['absl-py', 'PyYAML', 'hdrhistogram', 'numpy', 'jinja2'],
     extras_require={
-        'test': ['pytest', 'mock', 'blinker', 'cassandra-driver'],
+        'test': [
+            'pytest',
+            'mock',
+            'blinker',
+            'cassandra-driver',
+            'pyink==26.5.1',
+        ],
         'report': ['matplotlib'],
     },
     entry_points={

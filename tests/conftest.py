@@ -1,6 +1,5 @@
 """Shared pytest fixtures: real tool outputs and the PKB checkout."""
 
-import os
 import pathlib
 
 import pytest

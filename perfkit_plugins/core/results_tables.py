@@ -418,7 +418,7 @@ def ComparisonTable(runs):
     Table with columns table, step, op, figure, one per run, and one ratio
     per run after the first.
   """
-  first, others = runs[0], runs[1:]
+  first = runs[0]
   rows = []
   for table, metrics in _COMPARED:
     for metric, step, op, kind in _ComparedKeys(first, metrics):

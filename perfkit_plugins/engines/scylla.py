@@ -333,8 +333,7 @@ class ScyllaEngine(base.Engine):
     vm.RemoteCommand(ServiceCommand('stop'), ignore_failure=True)
 
   def Clean(self, vm):
-    """Removes the node's data; with local SSDs also the array."""
-    self.Stop(vm)
+    """Removes the stopped node's data; with local SSDs also the array."""
     vm.RemoteCommand(RemoveDataCommand())
     if self.settings.data_disk == 'local':
       raid.RemoveRaid(vm)

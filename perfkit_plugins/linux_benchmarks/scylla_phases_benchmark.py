@@ -361,8 +361,19 @@ def _Engine(settings, benchmark_config):
   )
 
 
+def _AlwaysCallCleanup(benchmark_spec):
+  """Makes pkb.py call Cleanup, also after a failed Prepare or Run.
+
+  PKB calls a benchmark's Cleanup only when the spec asks for it (or with
+  --always_call_cleanup); this module's Cleanup pulls the server logs and is
+  where a run whose steps failed is reported as failed.
+  """
+  benchmark_spec.always_call_cleanup = True
+
+
 def Prepare(benchmark_spec):
   """Installs, tunes and starts the database; installs the loaders."""
+  _AlwaysCallCleanup(benchmark_spec)
   settings = SettingsFromConfig(benchmark_spec.config)
   servers = benchmark_spec.vm_groups[SERVERS]
   loaders = benchmark_spec.vm_groups[LOADERS]
@@ -407,8 +418,8 @@ def _Notifier(benchmark_spec):
   return Notify
 
 
-def _Sample(row):
-  """A sample_rows.SampleRow as a PKB sample."""
+def SampleOf(row):
+  """A sample_rows.SampleRow as a PKB sample (what Run returns of it)."""
   if row.series:
     return sample.CreateTimeSeriesSample(
         list(row.series.values),
@@ -445,6 +456,7 @@ def Run(benchmark_spec):
   returned (with a phase_status sample per step) and Cleanup then fails the
   run, so PKB publishes the partial samples and reports the failure.
   """
+  _AlwaysCallCleanup(benchmark_spec)
   settings = SettingsFromConfig(benchmark_spec.config)
   servers = benchmark_spec.vm_groups[SERVERS]
   loaders = benchmark_spec.vm_groups[LOADERS]
@@ -469,9 +481,11 @@ def Run(benchmark_spec):
       offsets,
       notify=_Notifier(benchmark_spec),
   )
-  benchmark_spec.scylla_phases_failures = run_sequence.Failures(outcomes)
+  benchmark_spec.scylla_phases_failures = getattr(
+      benchmark_spec, 'scylla_phases_failures', []
+  ) + run_sequence.Failures(outcomes)
   return [
-      _Sample(row)
+      SampleOf(row)
       for outcome in outcomes
       for row in run_sequence.OutcomeRows(outcome, context)
   ]
@@ -480,10 +494,16 @@ def Run(benchmark_spec):
 def Cleanup(benchmark_spec):
   """Stops the database, removes its data; fails the run if a step failed.
 
+  Runs once per spec: when it raises, pkb.py's error path calls it again,
+  and that call leaves the first one's error to be reported.
+
   Raises:
     errors.Benchmarks.RunError: a step failed or timed out in Run (its
-      partial samples are already with PKB's publisher).
+      partial samples are already with PKB's collector).
   """
+  if getattr(benchmark_spec, 'scylla_phases_cleaned_up', False):
+    return
+  benchmark_spec.scylla_phases_cleaned_up = True
   settings = SettingsFromConfig(benchmark_spec.config)
   servers = benchmark_spec.vm_groups[SERVERS]
   engine = _Engine(settings, benchmark_spec.config)

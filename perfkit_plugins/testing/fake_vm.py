@@ -119,3 +119,18 @@ class FakeVm:
     """The recorded commands in which `pattern` is found."""
     regex = re.compile(pattern)
     return [c for c in self.commands if regex.search(c)]
+
+
+def LscpuListing(vcpus, numa_nodes):
+  """`lscpu -p` lines of a machine shape, for its tuning to be read back.
+
+  Two threads per core, each NUMA node holding consecutive cores (no real
+  listing of the large shapes exists here).
+  """
+  cores = vcpus // 2
+  lines = ['# CPU,Core,Socket,Node']
+  for cpu in range(vcpus):
+    core = cpu % cores
+    node = core * numa_nodes // cores
+    lines.append(f'{cpu},{core},{node},{node}')
+  return '\n'.join(lines) + '\n'

@@ -1,6 +1,5 @@
 """Tests for engines/cassandra.py with recording fake VMs and local shells."""
 
-import dataclasses
 import os
 import pathlib
 import shlex

@@ -24,6 +24,7 @@ from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
 
 WRITE_TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
@@ -150,28 +151,7 @@ def testWholeStepOnRealOutputs(tmp_path, outputs):
   assert result.ops['WRITE'].op_rate == pytest.approx(2 * 200000 / 9.4)
   assert result.ops['WRITE'].operations == 400000
   rows = sample_rows.StressRows(step, result, Context())
-  assert {row.metric for row in rows} == {
-      'op_rate',
-      'partition_rate',
-      'row_rate',
-      'operations',
-      'errors',
-      'duration',
-      'op_rate_per_vcpu',
-      'op_rate_per_shard',
-      'ops_per_dollar',
-      'dollars_per_million_ops',
-      'latency_mean',
-      'latency_p50',
-      'latency_p95',
-      'latency_p99',
-      'latency_p999',
-      'latency_max',
-      'op_rate_series',
-      'latency_p99_series',
-      'loader_cpu_max',
-      'phase_status',
-  }
+  assert {row.metric for row in rows} == expected_samples.STRESS_METRICS
   assert len(rows) == 20
   (status,) = [row for row in rows if row.metric == 'phase_status']
   assert status.value == 1

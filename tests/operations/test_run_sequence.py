@@ -30,6 +30,7 @@ from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.engines import scylla
+from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
 
 TESTDATA = pathlib.Path(__file__).resolve().parents[1] / 'testdata'
@@ -48,34 +49,6 @@ STEP_NAMES = [
     'latency_4000',
     'mixed',
 ]
-STRESS_METRICS = {
-    'op_rate',
-    'partition_rate',
-    'row_rate',
-    'operations',
-    'errors',
-    'duration',
-    'op_rate_per_vcpu',
-    'op_rate_per_shard',
-    'ops_per_dollar',
-    'dollars_per_million_ops',
-    'latency_mean',
-    'latency_p50',
-    'latency_p95',
-    'latency_p99',
-    'latency_p999',
-    'latency_max',
-    'op_rate_series',
-    'latency_p99_series',
-    'loader_cpu_max',
-    'phase_status',
-}
-COMPACTION_METRICS = {
-    'compactions',
-    'compaction_bytes_in',
-    'compaction_bytes_out',
-    'phase_status',
-}
 
 
 def Settings(**changes):
@@ -311,15 +284,17 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
   for name, rows in by_name.items():
     metrics = {row.metric for row in rows}
     if name == 'quiesce':
-      assert metrics == COMPACTION_METRICS | {
+      assert metrics == expected_samples.COMPACTION_METRICS | {
           'populate_time',
           'time_to_compact',
           'total_time_to_quiesce',
       }
     elif name.startswith('flush_quiesce'):
-      assert metrics == COMPACTION_METRICS | {'time_to_compact'}
+      assert metrics == expected_samples.COMPACTION_METRICS | {
+          'time_to_compact'
+      }
     else:
-      assert metrics == STRESS_METRICS, name
+      assert metrics == expected_samples.STRESS_METRICS, name
     status = StatusOf(rows)
     assert (status.value, status.metadata['scylla_status']) == (1, 'ok')
     assert {row.metadata['scylla_step'] for row in rows} == {name}

@@ -51,17 +51,6 @@ def _Lsblk(boot, locals_):
   return json.dumps({'blockdevices': devices})
 
 
-def _Lscpu(vcpus, numa_nodes):
-  """lscpu -p lines: 2 threads per core, nodes holding consecutive cores."""
-  cores = vcpus // 2
-  lines = ['# CPU,Core,Socket,Node']
-  for cpu in range(vcpus):
-    core = cpu % cores
-    node = core * numa_nodes // cores
-    lines.append(f'{cpu},{core},{node},{node}')
-  return '\n'.join(lines) + '\n'
-
-
 def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
   vm = fake_vm.FakeVm(name=name, internal_ip=ip, num_cpus=vcpus)
   shape = f'v{vcpus}-numa{numa_nodes}'
@@ -100,7 +89,7 @@ def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
       testdata('scylla_setup', 'scylla.yaml-branch-2026.3'),
   )
   vm.Reply(r'^nproc$', f'{vcpus}\n')
-  vm.Reply(r'^lscpu ', _Lscpu(vcpus, numa_nodes))
+  vm.Reply(r'^lscpu ', fake_vm.LscpuListing(vcpus, numa_nodes))
   vm.Reply(r'^scylla --version', VERSION + '\n')
   return vm
 

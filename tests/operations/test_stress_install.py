@@ -1,6 +1,5 @@
 """Tests for stress_install.py and tarballs.py on fake and local shells."""
 
-import pathlib
 import subprocess
 import tarfile
 

@@ -15,10 +15,9 @@ Two runs differ in their loaders: two loaders, or one. With the environment
 variable SCYLLA_PHASES_REPORT_FIXTURES=<dir> the test also writes both files
 there (that is how tests/testdata/report/ was made; see its MANIFEST.tsv).
 
-Hook for the lead: `test_report_on_the_benchmark_run_results` is where the
-report should run on results of the benchmark's own Run (recording fake VMs
-for servers and loaders), once Run publishes through PKB; `CheckReport`
-holds the assertions any results file must pass.
+`test_report_on_the_benchmark_run_results` runs the report on the results
+of the benchmark's own Run (tests/testdata/results); `CheckReport` holds the
+assertions any results file must pass.
 """
 
 import json
@@ -47,13 +46,16 @@ pytestmark = pytest.mark.pkb
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
 from perfkitbenchmarker import publisher
-from perfkitbenchmarker import sample
+from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
 
 # pylint: enable=g-import-not-at-top,wrong-import-position
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = REPO / 'tests' / 'testdata' / 'report'
 FIXTURES_ENV = 'SCYLLA_PHASES_REPORT_FIXTURES'
+RUN_RESULTS = (
+    REPO / 'tests' / 'testdata' / 'results' / 'scylla_phases_fake_run.json'
+)
 WRITE_TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
 WRITE_HDR = 'cs-write-n200k-seq-t50-hdr.w.hdr'
 WRAPPER = r'sampler=\$!'
@@ -179,31 +181,17 @@ def LabRows(loaders, lab, testdata, shifted_hdr, out_dir):
 
 def PublishRows(rows, path, run_uri, collapse_labels=True):
   """Writes rows as PKB does: Sample objects through its JSON publisher."""
-  samples = []
-  for row in rows:
-    if row.series:
-      pkb_sample = sample.CreateTimeSeriesSample(
-          list(row.series.values),
-          list(row.series.timestamps_ms),
-          row.metric,
-          row.unit,
-          row.series.interval_s,
-          additional_metadata=dict(row.metadata),
+  samples = [
+      dict(
+          bm.SampleOf(row).asdict(),
+          test='scylla_phases',
+          run_uri=run_uri,
+          official=False,
+          owner='report-test',
+          product_name='PerfKitBenchmarker',
       )
-    else:
-      pkb_sample = sample.Sample(
-          row.metric, row.value, row.unit, dict(row.metadata)
-      )
-    samples.append(
-        dict(
-            pkb_sample.asdict(),
-            test='scylla_phases',
-            run_uri=run_uri,
-            official=False,
-            owner='report-test',
-            product_name='PerfKitBenchmarker',
-        )
-    )
+      for row in rows
+  ]
   publisher.NewlineDelimitedJSONPublisher(
       str(path), collapse_labels=collapse_labels
   ).PublishSamples(samples)
@@ -309,9 +297,13 @@ def test_committed_fixtures_are_what_the_code_publishes(results_files):
     )
 
 
-def test_report_on_the_benchmark_run_results():
-  pytest.skip(
-      'hook for the lead: run scylla_phases_benchmark.Run on recording fake'
-      ' VMs, publish its samples with PublishRows-like PKB publishing, then'
-      ' CheckReport(tmp_path, [results_path])'
-  )
+def test_report_on_the_benchmark_run_results(tmp_path):
+  """The results file PKB's publisher wrote of the benchmark's own Run.
+
+  tests/pkb/test_run_pkb.py checks that the committed file is what Run and
+  PKB's collector publish today.
+  """
+  text = CheckReport(tmp_path, [RUN_RESULTS])
+  assert '[1] scylla 2026.3.1' in text
+  for name in ('populate', 'read_small', 'latency_4000', 'mixed'):
+    assert f'\n  {name} ' in text

@@ -20,15 +20,13 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
-import sys
 import time
 
 import pytest
 
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import phase_results
 from perfkit_plugins.engines import scylla
+from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import pkb_checkout
 
@@ -44,7 +42,6 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import events
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
-from perfkitbenchmarker import timing_util
 from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.configs import benchmark_config_spec
 from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
@@ -85,32 +82,6 @@ STEPS = (
     ('latency', 'latency_4000'),
     ('mixed', 'mixed'),
 )
-OP_METRICS = {
-    'op_rate',
-    'partition_rate',
-    'row_rate',
-    'operations',
-    'errors',
-    'duration',
-    'op_rate_per_vcpu',
-    'op_rate_per_shard',
-    'ops_per_dollar',
-    'dollars_per_million_ops',
-    'latency_mean',
-    'latency_p50',
-    'latency_p95',
-    'latency_p99',
-    'latency_p999',
-    'latency_max',
-    'op_rate_series',
-    'latency_p99_series',
-}
-COMPACTION_METRICS = {
-    'compactions',
-    'compaction_bytes_in',
-    'compaction_bytes_out',
-    'phase_status',
-}
 # z3-highmem-88 (the config's GCP server type): 2 NUMA nodes.
 SERVER_VCPUS = 88
 VERSION = '2026.3.1-0.20261001.0123456789ab'
@@ -143,16 +114,8 @@ class PkbFakeVm(fake_vm.FakeVm):
   def StopBackgroundWorkload(self):
     pass
 
-
-def _Lscpu(vcpus, numa_nodes):
-  """lscpu -p lines: 2 threads per core, nodes holding consecutive cores."""
-  cores = vcpus // 2
-  lines = ['# CPU,Core,Socket,Node']
-  for cpu in range(vcpus):
-    core = cpu % cores
-    node = core * numa_nodes // cores
-    lines.append(f'{cpu},{core},{node},{node}')
-  return '\n'.join(lines) + '\n'
+  def IsInterruptible(self):
+    return False
 
 
 def Server(index, testdata):
@@ -181,7 +144,7 @@ def Server(index, testdata):
       testdata('scylla_setup', 'io_properties-sct.yaml'),
   )
   vm.Reply(r'^nproc$', f'{SERVER_VCPUS}\n')
-  vm.Reply(r'^lscpu ', _Lscpu(SERVER_VCPUS, 2))
+  vm.Reply(r'^lscpu ', fake_vm.LscpuListing(SERVER_VCPUS, 2))
   vm.Reply(r'^scylla --version', VERSION + '\n')
   for path, name in (
       (compactions.SCYLLA_COMPACTIONS_PATH, 'compactions-0.json'),
@@ -321,7 +284,7 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
     assert status.value == 1, status.metadata
     assert status.metadata['scylla_status'] == 'ok'
     if name == 'quiesce':
-      assert Metrics(step_samples) == COMPACTION_METRICS | {
+      assert Metrics(step_samples) == expected_samples.COMPACTION_METRICS | {
           'populate_time',
           'time_to_compact',
           'total_time_to_quiesce',
@@ -332,12 +295,11 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
       # with the load.
       assert One(step_samples, 'total_time_to_quiesce').value == populate_time
     elif name.startswith('flush_quiesce'):
-      assert Metrics(step_samples) == COMPACTION_METRICS | {'time_to_compact'}
-    else:
-      assert Metrics(step_samples) == OP_METRICS | {
-          'loader_cpu_max',
-          'phase_status',
+      assert Metrics(step_samples) == expected_samples.COMPACTION_METRICS | {
+          'time_to_compact'
       }
+    else:
+      assert Metrics(step_samples) == expected_samples.STRESS_METRICS
   # The cluster the samples describe, read back from the servers.
   op_rate = [s for s in by_step['populate'] if s.metric == 'op_rate'][0]
   assert op_rate.metadata['scylla_version'] == VERSION
@@ -524,44 +486,49 @@ def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
   CheckCleanup(spec, run_dir)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        'PKB calls a benchmark Cleanup only with --always_call_cleanup, static'
-        ' VMs or a dpb service; scylla_phases must set'
-        ' benchmark_spec.always_call_cleanup = True (at the start of Run) for'
-        ' its Cleanup to pull logs and fail a run whose steps failed'
-    ),
-)
-def test_pkb_cleanup_phase_calls_the_benchmark_cleanup(spec, run_dir):
-  """pkb.py's own cleanup phase, after a run whose last step failed."""
+def test_pkb_run_and_cleanup_stages_publish_and_fail(
+    spec, run_dir, tmp_path, monkeypatch
+):
+  """pkb.py's RunBenchmark (run and cleanup stages) on a failing last step.
+
+  Run returns the partial samples and asks PKB to always call Cleanup; PKB's
+  cleanup stage calls it, it pulls the logs and raises; PKB's error path
+  calls it again, which leaves the first error to be reported.
+  """
   FailLoader(spec, 'mixed', 3)
-  RunAsPkb(spec)
-  assert spec.scylla_phases_failures
-  with pytest.raises(errors.Benchmarks.RunError, match='mixed: failed'):
-    pkb.DoCleanupPhase(spec, timing_util.IntervalTimer())
-
-
-def test_report_reads_the_results_file(tmp_path):
-  plots = tmp_path / 'plots'
-  result = subprocess.run(
-      [
-          sys.executable,
-          '-m',
-          'perfkit_plugins.report_command',
-          str(RESULTS_FIXTURE / RESULTS_NAME),
-          f'--plots_dir={plots}',
-      ],
-      capture_output=True,
-      text=True,
-      cwd=tmp_path,
-      env=dict(os.environ, PYTHONWARNINGS='ignore'),
-      timeout=300,
-      check=False,
+  monkeypatch.setattr(spec, 'Pickle', lambda: None)
+  FLAGS.run_stage = ['run', 'cleanup']
+  # PKB's own per-VM samples (lscpu, /proc/cpuinfo, ...) are not ours.
+  for name in (
+      'record_lscpu',
+      'record_proccpu',
+      'record_cpu_vuln',
+      'record_gcc',
+      'record_glibc',
+  ):
+    FLAGS[name].value = False
+  path = tmp_path / 'published.json'
+  collector = publisher.SampleCollector(
+      publishers=[publisher.NewlineDelimitedJSONPublisher(str(path))],
+      publishers_from_flags=False,
+      add_default_publishers=False,
   )
-  assert result.returncode == 0, result.stderr[-3000:]
-  text = result.stdout
-  assert '[1] scylla 2026.3.1' in text
-  for name in ('populate', 'read_small', 'latency_4000', 'mixed'):
-    assert f'\n  {name} ' in text
-  assert sorted(p.name for p in plots.glob('*.png'))
+  with pytest.raises(errors.Benchmarks.RunError, match='mixed: failed'):
+    pkb.RunBenchmark(spec, collector, register_tracers=False)
+  assert spec.always_call_cleanup
+  assert spec.status_detail.startswith('scylla_phases steps failed')
+  collector.PublishSamples()
+  published = [json.loads(line) for line in path.read_text().splitlines()]
+  steps = {
+      Labels(s)['scylla_step'] for s in published if 'scylla_step' in Labels(s)
+  }
+  assert steps == {name for _, name in STEPS}
+  latency = [
+      s
+      for s in published
+      if s['metric'] == 'op_rate' and Labels(s)['scylla_step'] == 'latency_4000'
+  ]
+  assert len(latency) == 1
+  CheckCleanup(spec, run_dir)
+  for vm in spec.vm_groups['servers']:
+    assert len(vm.CommandsMatching(r'systemctl stop scylla-server')) == 1

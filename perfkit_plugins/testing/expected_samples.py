@@ -1,0 +1,38 @@
+"""The metrics each kind of step publishes, as the tests expect them.
+
+One list for the tests of phase_runner, run_sequence and the benchmark's Run
+(README.md, "Published samples", documents the same set).
+"""
+
+# A cassandra-stress step, per op type (loader_cpu_max and phase_status once
+# per step).
+STRESS_METRICS = frozenset({
+    'op_rate',
+    'partition_rate',
+    'row_rate',
+    'operations',
+    'errors',
+    'duration',
+    'op_rate_per_vcpu',
+    'op_rate_per_shard',
+    'ops_per_dollar',
+    'dollars_per_million_ops',
+    'latency_mean',
+    'latency_p50',
+    'latency_p95',
+    'latency_p99',
+    'latency_p999',
+    'latency_max',
+    'op_rate_series',
+    'latency_p99_series',
+    'loader_cpu_max',
+    'phase_status',
+})
+# A quiesce step (the first one adds populate_time, time_to_compact and
+# total_time_to_quiesce; a flush quiesce time_to_compact).
+COMPACTION_METRICS = frozenset({
+    'compactions',
+    'compaction_bytes_in',
+    'compaction_bytes_out',
+    'phase_status',
+})
