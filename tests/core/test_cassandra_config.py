@@ -6,20 +6,7 @@ import pytest
 
 from perfkit_plugins.core import cassandra_config
 from perfkit_plugins.core import settings as settings_lib
-
-# The Cassandra tuning of the 2017 c3.2xlarge study, plus unthrottled
-# compaction as in its second populate run.
-STUDY = dict(
-    engine='cassandra',
-    cassandra_gc='G1',
-    cassandra_heap_gb=8,
-    cassandra_concurrent_reads=16,
-    cassandra_concurrent_writes=64,
-    cassandra_concurrent_compactors=8,
-    cassandra_compaction_throughput_mb=0,
-    cassandra_memtable_allocation_type='offheap_buffers',
-    cassandra_trickle_fsync=True,
-)
+from perfkit_plugins.testing import study_settings
 
 
 def Settings(**kwargs):
@@ -95,8 +82,11 @@ def test_settings_validation_names_the_cassandra_flags():
     Settings(cassandra_memtable_allocation_type='offheap')
   # The Cassandra version only matters where Cassandra is installed.
   Settings(engine='scylla', cassandra_version='3.11.17')
-  Settings(**STUDY)
-  Settings(**(STUDY | dict(cassandra_version='4.1.7', cassandra_gc='CMS')))
+  Settings(**study_settings.CASSANDRA_2017)
+  Settings(**(
+      study_settings.CASSANDRA_2017
+      | dict(cassandra_version='4.1.7', cassandra_gc='CMS')
+  ))
 
 
 def test_defaults_write_no_tuning():
@@ -107,7 +97,9 @@ def test_defaults_write_no_tuning():
 def test_study_tuning_uses_unit_keys_from_4_1():
   for version in ('4.1.7', '5.0.6'):
     options = cassandra_config.TuningOptions(
-        Settings(**(STUDY | dict(cassandra_version=version)))
+        Settings(
+            **(study_settings.CASSANDRA_2017 | dict(cassandra_version=version))
+        )
     )
     assert options == [
         ('concurrent_reads', '16'),
@@ -169,7 +161,9 @@ def test_yaml_context_commitlog_key_on_4_0():
 
 
 def test_jvm_options_g1_with_heap():
-  options = cassandra_config.JvmOptions(Settings(**STUDY), num_cpus=8)
+  options = cassandra_config.JvmOptions(
+      Settings(**study_settings.CASSANDRA_2017), num_cpus=8
+  )
   assert options[:2] == ('-Xms8G', '-Xmx8G')
   assert options[2:] == cassandra_config.GC_OPTIONS['G1']
   assert not any(o.startswith('-Xmn') for o in options)

@@ -15,28 +15,13 @@ import pytest
 
 from perfkit_plugins.core import histograms
 from perfkit_plugins.core import stress_output
+from perfkit_plugins.testing import hdr_logs
 
 HDR = 'cs-write-n200k-seq-t50-hdr.w.hdr'
 TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
 BASE_S = 1_795_299_882
 # Three significant figures: a bucket is at most 1/1024 of its values wide.
 PRECISION = 2.0**-10
-
-
-class _Tagging:
-  """Tags the writer's interval lines the way cassandra-stress's Java does."""
-
-  def __init__(self, f, tag):
-    self._f = f
-    self._tag = tag
-
-  def write(self, text):
-    if text[:1].isdigit():
-      text = 'Tag=%s,%s' % (self._tag, text)
-    self._f.write(text)
-
-  def close(self):
-    self._f.close()
 
 
 def _Record(values, significant_figures=3):
@@ -50,23 +35,14 @@ def _Record(values, significant_figures=3):
 def _WriteLog(path, intervals, base_s, significant_figures=3):
   """Writes [(tag, start_s, end_s, values)] like cassandra-stress's log.
 
-  Timestamps are relative to BaseTime as in cassandra-stress; the package's
-  writer cannot write the StartTime comment itself, so it goes in as one.
+  Timestamps are relative to BaseTime as in cassandra-stress.
   """
   with open(path, 'w') as f:
-    writer = hdrh_log.HistogramLogWriter(f)
-    writer.output_comment('Logging op latencies for Cassandra Stress')
-    writer.output_log_format_version()
-    writer.output_base_time(base_s * 1000)
-    writer.base_time = base_s * 1000
-    writer.output_comment('[StartTime: %.3f (seconds since epoch)]' % base_s)
-    writer.output_legend()
+    writer = hdr_logs.StressLogWriter(f, base_s)
     for tag, start_s, end_s, values in intervals:
-      h = _Record(values, significant_figures)
-      h.set_start_time_stamp(start_s * 1000)
-      h.set_end_time_stamp(end_s * 1000)
-      writer.log = _Tagging(f, tag)
-      writer.output_interval_histogram(h)
+      writer.WriteInterval(
+          tag, _Record(values, significant_figures), start_s, end_s
+      )
   return path.read_text()
 
 

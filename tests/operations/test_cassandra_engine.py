@@ -16,22 +16,12 @@ from perfkit_plugins.core import compactions
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.engines import cassandra
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import study_settings
 
 NASTY = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`"
 DATA_DIR = '/var/lib/cassandra'
 INSTALL_DIR = '/opt/pkb/apache-cassandra-5.0.9'
 CONF_DIR = INSTALL_DIR + '/conf'
-STUDY = dict(
-    engine='cassandra',
-    cassandra_gc='G1',
-    cassandra_heap_gb=8,
-    cassandra_concurrent_reads=16,
-    cassandra_concurrent_writes=64,
-    cassandra_concurrent_compactors=8,
-    cassandra_compaction_throughput_mb=0,
-    cassandra_memtable_allocation_type='offheap_buffers',
-    cassandra_trickle_fsync=True,
-)
 # Lines as they stand in the shipped files: 4.1's jvm11-server.options runs
 # CMS and keeps G1 commented out; 5.0's jvm17-server.options runs G1.
 JVM11_41 = """\
@@ -205,7 +195,9 @@ def test_configure_defaults_writes_yaml_and_rack_file_only():
 )
 def test_configure_renders_the_study_tuning_per_version(version, expected):
   vm = fake_vm.FakeVm()
-  engine = Engine(**(STUDY | dict(cassandra_version=version)))
+  engine = Engine(
+      **(study_settings.CASSANDRA_2017 | dict(cassandra_version=version))
+  )
   engine.Configure(vm, ['10.0.0.2'])
   config = yaml.safe_load(vm.remote_files[engine.conf_dir + '/cassandra.yaml'])
   assert {k: config[k] for k in expected} == expected
@@ -231,7 +223,7 @@ def test_configure_keeps_odd_names_and_paths_intact():
 
 def test_configure_heap_and_gc_rewrites_both_jvm_files():
   vm = fake_vm.FakeVm(num_cpus=8)
-  engine = Engine(**STUDY)
+  engine = Engine(**study_settings.CASSANDRA_2017)
   engine.Configure(vm, ['10.0.0.2'])
   options = cassandra_config.JvmOptions(engine.settings, 8)
   assert vm.commands[1:] == [
@@ -264,7 +256,9 @@ def ConfDir(tmp_path, versioned_name, versioned_text):
 
 def test_g1_on_4_1_replaces_the_shipped_cms(tmp_path):
   conf = ConfDir(tmp_path, 'jvm11-server.options', JVM11_41)
-  s = Settings(**(STUDY | dict(cassandra_version='4.1.7')))
+  s = Settings(
+      **(study_settings.CASSANDRA_2017 | dict(cassandra_version='4.1.7'))
+  )
   options = cassandra_config.JvmOptions(s, 8)
   commands = [
       cassandra.JvmOptionsCommand(

@@ -20,29 +20,13 @@ import time
 import tracemalloc
 
 from hdrh import histogram as hdrh_histogram
-from hdrh import log as hdrh_log
 import numpy as np
 
 from perfkit_plugins.core import histograms
+from perfkit_plugins.testing import hdr_logs
 
 _BASE_TIME_S = 1_795_299_882
 _POOL = 40
-
-
-class _Tagging:
-  """A file wrapper that tags the writer's interval lines like Java's."""
-
-  def __init__(self, f, tag):
-    self._f = f
-    self._tag = tag
-
-  def write(self, text):
-    if text[:1].isdigit():
-      text = 'Tag=%s,%s' % (self._tag, text)
-    self._f.write(text)
-
-  def close(self):
-    self._f.close()
 
 
 def _Pool(ops_per_interval, rng):
@@ -71,21 +55,15 @@ def _WriteLogs(directory, loaders, hours, interval_s, pool):
     name = 'loader-%02d' % loader
     base_s = _BASE_TIME_S + loader % 7
     path = os.path.join(directory, name + '.hdr')
-    writer = hdrh_log.HistogramLogWriter(_Tagging(open(path, 'w'), 'WRITE-st'))
-    writer.output_comment('Logging op latencies for Cassandra Stress')
-    writer.output_log_format_version()
-    writer.output_base_time(base_s * 1000)
-    writer.base_time = base_s * 1000
-    writer.output_comment(
-        '[StartTime: %.3f (seconds since epoch), generated]' % base_s
-    )
-    writer.output_legend()
-    for i in range(intervals):
-      h = pool[(i + loader) % len(pool)]
-      h.set_start_time_stamp((base_s + i * interval_s) * 1000)
-      h.set_end_time_stamp((base_s + (i + 1) * interval_s) * 1000)
-      writer.output_interval_histogram(h)
-    writer.close()
+    with open(path, 'w') as f:
+      writer = hdr_logs.StressLogWriter(f, base_s)
+      for i in range(intervals):
+        writer.WriteInterval(
+            'WRITE-st',
+            pool[(i + loader) % len(pool)],
+            base_s + i * interval_s,
+            base_s + (i + 1) * interval_s,
+        )
     paths[name] = path
   return paths
 
