@@ -72,7 +72,9 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
   """The remote command that runs one loader's cassandra-stress.
 
   POSIX sh (PKB's RobustRemoteCommand runs it with /bin/sh): removes old
-  outputs, takes a first CPU sample and starts the sampler (a sample every
+  outputs, sleeps the run's start delay (so `start` is when it really
+  starts; every loader's command is still launched with the step's),
+  takes a first CPU sample and starts the sampler (a sample every
   cpu_interval_s), writes `start <date>`, runs the command in a subshell
   with stdout and stderr into the run's stdout file, stops the sampler and
   waits for it to be gone, takes a last sample (so every run has at least
@@ -93,9 +95,14 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
   sample = f'echo "$({clocks.DATE_COMMAND}) $(head -n 1 /proc/stat)"'
   interval = shlex.quote(str(cpu_interval_s))
   cpu, times = paths[phase_results.CPU], paths[phase_results.TIMES]
+  delay = (
+      f' sleep {shlex.quote(str(run.start_delay_s))};'
+      if run.start_delay_s
+      else ''
+  )
   return (
       f'mkdir -p {" ".join(shlex.quote(d) for d in directories)}'
-      f' && rm -f {" ".join(paths.values())} || exit 1;'
+      f' && rm -f {" ".join(paths.values())} || exit 1;{delay}'
       f' {sample} >{cpu};'
       f' (while sleep {interval}; do {sample}; done) >>{cpu} 2>&1 &'
       ' sampler=$!;'

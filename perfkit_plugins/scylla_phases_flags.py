@@ -154,6 +154,14 @@ FLAG_HELP = (
     ('rdw', 'rdw_write_range_fraction', 'Share of the keys the writers hit.'),
     ('rdw', 'rdw_read_threads', 'Threads per reading loader.'),
     ('rdw', 'rdw_duration_s', 'Duration of reads during writes.'),
+    (
+        'rdw',
+        'rdw_read_delay_s',
+        (
+            'Seconds the readers start after the writers, so they read while'
+            ' the writes build a compaction backlog; both stop together.'
+        ),
+    ),
     ('mixed', 'mixed_duration_s', 'Duration of the mixed run.'),
     ('mixed', 'mixed_write_ratio', 'Write share of the mixed ratio.'),
     ('mixed', 'mixed_read_ratio', 'Read share of the mixed ratio.'),

@@ -87,6 +87,8 @@ class LoaderRun:
     threads: its client threads.
     operations: its `n=`, 0 for a timed run.
     duration_s: its duration, 0 for a counted run.
+    start_delay_s: seconds it waits after the step's start before it runs
+      (readers during writes), 0 for most.
   """
 
   loader_index: int
@@ -101,6 +103,7 @@ class LoaderRun:
   threads: int
   operations: int
   duration_s: int
+  start_delay_s: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -282,7 +285,7 @@ class _Context:
     }
 
 
-def _Run(ctx, step, index, role, run, key_range):
+def _Run(ctx, step, index, role, run, key_range, start_delay_s=0):
   """A LoaderRun for `run` (a StressRun without its log paths)."""
   stem = posixpath.join(ctx.remote_dir, f'{step}.loader{index}')
   run = dataclasses.replace(
@@ -304,6 +307,7 @@ def _Run(ctx, step, index, role, run, key_range):
       threads=run.threads,
       operations=run.operations,
       duration_s=run.duration_s,
+      start_delay_s=start_delay_s,
   )
 
 
@@ -525,11 +529,16 @@ def _ReadsDuringWrites(ctx):
     runs.append(_Run(ctx, name, i, ROLE_WRITER, run, key_range))
   whole = KeyRange(1, ctx.num_keys)
   read_population = ctx.Distributions()['large']
+  # Readers may start later, on the backlog the writes build, and stop with
+  # the writers.
+  read_duration_s = s.rdw_duration_s - s.rdw_read_delay_s
   read = _Stress(
-      'read', read_population, s.rdw_read_threads, duration_s=s.rdw_duration_s
+      'read', read_population, s.rdw_read_threads, duration_s=read_duration_s
   )
   for i in range(writers, s.loader_count):
-    runs.append(_Run(ctx, name, i, ROLE_READER, read, whole))
+    runs.append(
+        _Run(ctx, name, i, ROLE_READER, read, whole, s.rdw_read_delay_s)
+    )
   metadata = ctx.BaseMetadata(phase, name)
   metadata.update(
       writers=writers,
@@ -540,6 +549,8 @@ def _ReadsDuringWrites(ctx):
       write_key_range=f'1..{range_keys}',
       writer_key_ranges=[str(r) for r in write_ranges],
       read_threads=s.rdw_read_threads,
+      read_delay_s=s.rdw_read_delay_s,
+      read_duration_s=read_duration_s,
       distribution=read_population.Spec(),
       key_range=str(whole),
       duration_s=s.rdw_duration_s,
@@ -651,9 +662,12 @@ def PlanSummary(steps):
     lines.append(f'{step.name} [{step.kind}, {duration}]')
     for run in step.runs:
       rate = f' {run.rate} op/s' if run.rate else ''
+      delay = (
+          f' starts after {run.start_delay_s} s' if run.start_delay_s else ''
+      )
       lines.append(
           f'  loader {run.loader_index} {run.role} keys {run.key_range}'
-          f' {run.threads} threads{rate}'
+          f' {run.threads} threads{rate}{delay}'
       )
       lines.append(f'    {run.command}')
   lines.append(

@@ -151,6 +151,7 @@ class Settings:
   rdw_write_range_fraction: float = 0.1
   rdw_read_threads: int = 8
   rdw_duration_s: int = 1800
+  rdw_read_delay_s: int = 0
   # mixed and the Z3 study's single-type runs.
   mixed_duration_s: int = 1800
   mixed_write_ratio: int = 1
@@ -365,6 +366,13 @@ def Validate(s):
         ' names its step)',
     )
   _Fraction('rdw_writer_fraction', s.rdw_writer_fraction)
+  _AtLeast('rdw_read_delay_s', s.rdw_read_delay_s, 0)
+  if s.rdw_read_delay_s >= s.rdw_duration_s:
+    raise SettingsError(
+        'rdw_read_delay_s',
+        f'{s.rdw_read_delay_s} s leaves the readers no time: it must be'
+        f' below --scylla_rdw_duration_s ({s.rdw_duration_s} s)',
+    )
   _Fraction('rdw_write_range_fraction', s.rdw_write_range_fraction)
   if 'reads_during_writes' in s.phases and s.loader_count < 2:
     raise SettingsError(

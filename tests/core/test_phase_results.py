@@ -256,6 +256,37 @@ def testReadsDuringWritesReportsEachOpTypeAndTotal(
   )
 
 
+def testDelayedReadersHaveTheirOwnWindow(
+    lab, testdata, shifted_hdr, write_output
+):
+  """Readers that start 3 s after the writer: each op type's own window."""
+  settings = Settings(phases=('reads_during_writes',), rdw_read_delay_s=3)
+  step = StepOf(settings, 'reads_during_writes')
+  assert [r.start_delay_s for r in step.runs] == [0, 3]
+  read_text = lab(READ_TEXT)
+  reader = phase_results.LoaderOutput(
+      stdout=read_text,
+      log=read_text,
+      hdr=shifted_hdr(lab(WRITE_HDR), 3.0, op='READ'),
+      cpu=testdata('loader', 'loader-idle.cpu'),
+  )
+  result = phase_results.ResultOfStep(
+      step,
+      Record(step, changes={1: {'start_s': 103.0}}),
+      {0: write_output(kinds=('rt',)), 1: reader},
+      settings,
+  )
+  write, read = result.ops['WRITE'], result.ops['READ']
+  assert read.window_start_s - write.window_start_s == pytest.approx(3.0)
+  assert read.start_s - write.start_s == pytest.approx(3.0)
+  assert write.op_rate == pytest.approx(WRITE_OPS / WRITE_SECONDS)
+  assert read.op_rate == pytest.approx(12594, rel=0.02)
+  # Both op types together: only where the writer and the reader overlap.
+  assert result.ops['total'].window_start_s == pytest.approx(
+      read.window_start_s
+  )
+
+
 def Problems(step, record, outputs, settings):
   with pytest.raises(phase_results.PhaseOutputError) as raised:
     phase_results.ResultOfStep(step, record, outputs, settings)

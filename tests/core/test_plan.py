@@ -324,6 +324,43 @@ def test_reads_during_writes_roles(loaders, fraction):
   assert durations == {f'{settings.rdw_duration_s}s'}
 
 
+def test_reads_during_writes_readers_start_late_and_stop_with_writers():
+  settings = _Settings(
+      phases=('reads_during_writes',),
+      loader_count=3,
+      rdw_duration_s=14400,
+      rdw_read_delay_s=10800,
+  )
+  (step,) = _Plan(settings)
+  by_role = {}
+  for run in step.runs:
+    by_role.setdefault(run.role, set()).add(
+        (run.start_delay_s, run.duration_s, _Param(run, 'duration='))
+    )
+  assert by_role == {
+      'writer': {(0, 14400, '14400s')},
+      'reader': {(10800, 3600, '3600s')},
+  }
+  assert step.expected_duration_s == 14400
+  assert step.metadata['read_delay_s'] == 10800
+  assert step.metadata['read_duration_s'] == 3600
+  summary = plan.PlanSummary([step])
+  assert 'reader keys 1..' in summary
+  assert summary.count('starts after 10800 s') == sum(
+      r.role == 'reader' for r in step.runs
+  )
+
+
+@pytest.mark.parametrize('delay', [1800, 2000])
+def test_reads_during_writes_delay_must_leave_time_to_read(delay):
+  with pytest.raises(
+      settings_lib.SettingsError, match='--scylla_rdw_read_delay_s: .*below'
+  ):
+    settings_lib.Validate(
+        settings_lib.Settings(rdw_duration_s=1800, rdw_read_delay_s=delay)
+    )
+
+
 def test_reads_during_writes_small_rate_names_flag():
   settings = _Settings(
       phases=('reads_during_writes',), loader_count=6, rdw_write_rate=2

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import subprocess
+import time
 import threading
 
 import pytest
@@ -491,6 +492,37 @@ def testLoaderCommandRunsUnderPosixSh(tmp_path, lab):
     samples = loader_cpu.ParseCpuSamples(f.read())
   # One when the sampler starts, one after the command.
   assert len(samples) >= 2
+
+
+def testDelayedLoaderCommandStartsLateUnderPosixSh(tmp_path):
+  """A reader's start delay: `start` is written after it, the CPU too."""
+  run = plan.LoaderRun(
+      loader_index=1,
+      role='reader',
+      command='true',
+      log_path=str(tmp_path / 's.loader1.log'),
+      hdr_path=str(tmp_path / 's.loader1.hdr'),
+      stdout_path=str(tmp_path / 's.loader1.out'),
+      key_range=plan.KeyRange(1, 10),
+      population='dist=uniform(1..10)',
+      rate=0,
+      threads=1,
+      operations=0,
+      duration_s=1,
+      start_delay_s=2,
+  )
+  command = phase_runner.LoaderCommand(run, cpu_interval_s=1)
+  assert '|| exit 1; sleep 2; echo' in command
+  launched = time.time()
+  finished = subprocess.run(['sh', '-c', command], timeout=WAIT_S, check=False)
+  assert finished.returncode == 0
+  paths = phase_runner.RemotePaths(run)
+  with open(paths['times']) as f:
+    times = phase_results.ParseTimes(f.read())
+  assert times.start_s >= launched + 2
+  with open(paths['cpu']) as f:
+    first = loader_cpu.ParseCpuSamples(f.read())[0]
+  assert first.time_s >= launched + 2
 
 
 def testRefusesOtherSteps():

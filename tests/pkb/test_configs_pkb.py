@@ -192,6 +192,10 @@ def test_c3_study_plan_keeps_the_study_parameters(tmp_path):
     assert "'dist=gaussian(1..810774192,405387096,10000)'" in body
     assert "'dist=gaussian(1..810774192,405387096,99952732)'" in body
     assert 'seq=1..10000007' in body  # the reads-during-writes writer
+    # Writes for 4 hours; readers over the last 60 minutes of them.
+    assert '  reads_during_writes [stress, 14400 s]' in body
+    assert body.count('reader keys 1..810774192 20 threads starts after') == 2
+    assert body.count(' duration=3600s ') >= 2
   assert 'Apache Cassandra 5.0.9' in cassandra
   assert re.search(r'populate +5h 21m 33s  estimated', cassandra)
 

@@ -182,6 +182,8 @@ BAD_VALUES = {
     'scylla_rdw_write_range_fraction': '0',
     'scylla_rdw_read_threads': '0',
     'scylla_rdw_duration_s': '0',
+    # The default --scylla_rdw_duration_s: readers would get no time.
+    'scylla_rdw_read_delay_s': '1800',
     'scylla_mixed_duration_s': '0',
     'scylla_mixed_write_ratio': '-1',
     'scylla_mixed_read_ratio': '-1',
