@@ -96,6 +96,22 @@ def write_output(lab, testdata, shifted_hdr):
   return Make
 
 
+@pytest.fixture
+def read_output(lab, testdata, shifted_hdr):
+  """LoaderOutput of the read run (its HDR log: the write run's, as READ)."""
+
+  def Make(shift_s=0.0):
+    text = lab(READ_TEXT)
+    return phase_results.LoaderOutput(
+        stdout=text,
+        log=text,
+        hdr=shifted_hdr(lab(WRITE_HDR), shift_s, op='READ'),
+        cpu=testdata('loader', 'loader-idle.cpu'),
+    )
+
+  return Make
+
+
 def testParsesTimesFiles(testdata):
   times = phase_results.ParseTimes(testdata('loader', 'loader-busy.times'))
   assert times == phase_results.LoaderTimes(
@@ -222,18 +238,10 @@ def testFixedRateRunWithoutResponseTimeFails(write_output):
     phase_results.ResultOfStep(step, Record(step), outputs, settings)
 
 
-def testReadsDuringWritesReportsEachOpTypeAndTotal(
-    lab, testdata, shifted_hdr, write_output
-):
+def testReadsDuringWritesReportsEachOpTypeAndTotal(write_output, read_output):
   settings = Settings(phases=('reads_during_writes',))
   step = StepOf(settings, 'reads_during_writes')
-  read_text = lab(READ_TEXT)
-  reader = phase_results.LoaderOutput(
-      stdout=read_text,
-      log=read_text,
-      hdr=shifted_hdr(lab(WRITE_HDR), 0.0, op='READ'),
-      cpu=testdata('loader', 'loader-idle.cpu'),
-  )
+  reader = read_output()
   result = phase_results.ResultOfStep(
       step,
       Record(step),
@@ -256,20 +264,12 @@ def testReadsDuringWritesReportsEachOpTypeAndTotal(
   )
 
 
-def testDelayedReadersHaveTheirOwnWindow(
-    lab, testdata, shifted_hdr, write_output
-):
+def testDelayedReadersHaveTheirOwnWindow(write_output, read_output):
   """Readers that start 3 s after the writer: each op type's own window."""
   settings = Settings(phases=('reads_during_writes',), rdw_read_delay_s=3)
   step = StepOf(settings, 'reads_during_writes')
   assert [r.start_delay_s for r in step.runs] == [0, 3]
-  read_text = lab(READ_TEXT)
-  reader = phase_results.LoaderOutput(
-      stdout=read_text,
-      log=read_text,
-      hdr=shifted_hdr(lab(WRITE_HDR), 3.0, op='READ'),
-      cpu=testdata('loader', 'loader-idle.cpu'),
-  )
+  reader = read_output(3.0)
   result = phase_results.ResultOfStep(
       step,
       Record(step, changes={1: {'start_s': 103.0}}),

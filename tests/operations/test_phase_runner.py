@@ -429,20 +429,31 @@ def testProgressMessage():
   )
 
 
-def testLoaderCommandQuotesEveryPath():
-  run = plan.LoaderRun(
+def _LoaderRun(directory, command, **changes):
+  """A 10-key writer run of `command` with its files in directory."""
+  fields = dict(
       loader_index=0,
       role='writer',
-      command="/opt/cs/bin/cassandra-stress write 'n=10'",
-      log_path="/r/it's here/s.loader0.log",
-      hdr_path='/r/a b/s.loader0.hdr',
-      stdout_path='/r/a b/s.loader0.out',
+      command=command,
+      log_path=f'{directory}/s.loader0.log',
+      hdr_path=f'{directory}/s.loader0.hdr',
+      stdout_path=f'{directory}/s.loader0.out',
       key_range=plan.KeyRange(1, 10),
       population='seq=1..10',
       rate=0,
       threads=1,
       operations=10,
       duration_s=0,
+  )
+  fields.update(changes)
+  return plan.LoaderRun(**fields)
+
+
+def testLoaderCommandQuotesEveryPath():
+  run = _LoaderRun(
+      '/r/a b',
+      "/opt/cs/bin/cassandra-stress write 'n=10'",
+      log_path="/r/it's here/s.loader0.log",
   )
   command = phase_runner.LoaderCommand(run, cpu_interval_s=5)
   assert "mkdir -p '/r/a b' '/r/it'\"'\"'s here' &&" in command
@@ -461,20 +472,7 @@ def testLoaderCommandRunsUnderPosixSh(tmp_path, lab):
   directory = tmp_path / "it's a dir"
   text_path = tmp_path / 'output.txt'
   text_path.write_text(lab(WRITE_TEXT))
-  run = plan.LoaderRun(
-      loader_index=0,
-      role='writer',
-      command=f'cat {shlex.quote(str(text_path))}; exit 3',
-      log_path=str(directory / 's.loader0.log'),
-      hdr_path=str(directory / 's.loader0.hdr'),
-      stdout_path=str(directory / 's.loader0.out'),
-      key_range=plan.KeyRange(1, 10),
-      population='seq=1..10',
-      rate=0,
-      threads=1,
-      operations=10,
-      duration_s=0,
-  )
+  run = _LoaderRun(directory, f'cat {shlex.quote(str(text_path))}; exit 3')
   paths = phase_runner.RemotePaths(run)
   finished = subprocess.run(
       ['sh', '-c', phase_runner.LoaderCommand(run, cpu_interval_s=1)],
@@ -496,17 +494,11 @@ def testLoaderCommandRunsUnderPosixSh(tmp_path, lab):
 
 def testDelayedLoaderCommandStartsLateUnderPosixSh(tmp_path):
   """A reader's start delay: `start` is written after it, the CPU too."""
-  run = plan.LoaderRun(
-      loader_index=1,
+  run = _LoaderRun(
+      tmp_path,
+      'true',
       role='reader',
-      command='true',
-      log_path=str(tmp_path / 's.loader1.log'),
-      hdr_path=str(tmp_path / 's.loader1.hdr'),
-      stdout_path=str(tmp_path / 's.loader1.out'),
-      key_range=plan.KeyRange(1, 10),
       population='dist=uniform(1..10)',
-      rate=0,
-      threads=1,
       operations=0,
       duration_s=1,
       start_delay_s=2,
