@@ -81,7 +81,7 @@ setuptools.setup(
         'perfkit_plugins.configs': 'configs',
     },
     package_data={
-        'perfkit_plugins': ['data/*/*'],
+        'perfkit_plugins': ['data/*/*/*'],
         'perfkit_plugins.configs': ['*.yaml'],
     },
     install_requires=['absl-py', 'PyYAML', 'hdrhistogram', 'numpy', 'jinja2'],

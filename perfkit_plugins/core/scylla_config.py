@@ -232,7 +232,7 @@ def ScyllaYamlContext(
     tablets_setting,
     extra,
 ):
-  """Template context for data/scylla/scylla.yaml.j2.
+  """Template context for data/scylla_phases/scylla/scylla.yaml.j2.
 
   Every setting of the release's packaged scylla.yaml is kept (releases set
   non-default values there, e.g. rf_rack_valid_keyspaces), then the extra
@@ -268,5 +268,5 @@ def ScyllaYamlContext(
 
 
 def RackDcContext():
-  """Template context for data/scylla/cassandra-rackdc.properties.j2."""
+  """Template context for data/scylla_phases/scylla/cassandra-rackdc.properties.j2."""
   return {'dc': DATACENTER, 'rack': RACK}

@@ -10,7 +10,7 @@ does not call it. It keeps PKB's approach and layout instead: the binary
 tarball from archive.apache.org (same URL scheme), unpacked under /opt/pkb,
 `bin/cassandra -p <pid file>` to start, `kill` of that PID to stop, nodetool
 for everything else, and a cassandra.yaml rendered from a template (ours, in
-perfkit_plugins/data/cassandra/).
+perfkit_plugins/data/scylla_phases/cassandra/).
 
 The yaml is short: the keys this benchmark decides (names, seeds, addresses,
 snitch, every directory on the data disk, token allocation) plus the tuning
@@ -42,6 +42,7 @@ CLUSTER_NAME = 'scylla_phases'
 TEMPLATE_DIR = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
     'data',
+    'scylla_phases',
     'cassandra',
 )
 YAML_TEMPLATE = os.path.join(TEMPLATE_DIR, 'cassandra.yaml.j2')

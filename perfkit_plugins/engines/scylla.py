@@ -39,7 +39,7 @@ APT_LIST = '/etc/apt/sources.list.d/scylla.list'
 APT_PREFERENCES = '/etc/apt/preferences.d/scylla.pref'
 YUM_REPO = '/etc/yum.repos.d/scylla.repo'
 TEMPLATE_DIR = os.path.join(
-    os.path.dirname(perfkit_plugins.__file__), 'data', 'scylla'
+    os.path.dirname(perfkit_plugins.__file__), 'data', 'scylla_phases', 'scylla'
 )
 
 

@@ -23,6 +23,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import events
 from perfkitbenchmarker import sample
 from perfkitbenchmarker import vm_util
+from perfkitbenchmarker.configs import benchmark_config_spec
 
 from perfkit_plugins import clocks
 from perfkit_plugins import cluster
@@ -116,12 +117,12 @@ def _SetMachineType(group, machine_type):
 
 
 def _RouteMachineTypeToServers(config):
-  """Makes --machine_type set the servers' type only.
+  """Takes --machine_type for the servers only.
 
   PKB applies a present --machine_type to every VM group; the loaders must
-  keep theirs. A value from the command line loses its `present` bit here;
-  one from the config's `flags:` (or a flag_matrix) is removed from them, so
-  neither reaches PKB's per-group decoding.
+  keep theirs. A value from the config's `flags:` (or a flag_matrix) is
+  removed from them here; one from the command line is hidden while this
+  benchmark's groups are decoded (ScyllaPhasesConfigSpec).
 
   Args:
     config: the merged benchmark config; modified.
@@ -131,10 +132,29 @@ def _RouteMachineTypeToServers(config):
   """
   if not FLAGS['machine_type'].present:
     return None
-  machine_type = FLAGS.machine_type
   (config.get('flags') or {}).pop('machine_type', None)
-  FLAGS['machine_type'].present = 0
-  return machine_type
+  return FLAGS.machine_type
+
+
+class ScyllaPhasesConfigSpec(benchmark_config_spec.BenchmarkConfigSpec):
+  """PKB's benchmark config spec, with --machine_type for the servers only.
+
+  GetConfig has put --machine_type into the servers' vm_spec. While this
+  benchmark's groups are decoded the flag counts as absent, so PKB does not
+  apply it to the loaders; afterwards it is present again for the other
+  benchmarks of the same pkb.py run.
+  """
+
+  def _DecodeAndInit(self, component_full_name, config, decoders, flag_values):
+    present = flag_values['machine_type'].present
+    flag_values['machine_type'].present = 0
+    try:
+      super()._DecodeAndInit(component_full_name, config, decoders, flag_values)
+    finally:
+      flag_values['machine_type'].present = present
+
+
+BENCHMARK_CONFIG_SPEC_CLASS = ScyllaPhasesConfigSpec
 
 
 def _RequestedLocalSsds(cloud, vm_spec):

@@ -84,6 +84,62 @@ def test_machine_type_sets_servers_only(tmp_path):
   assert loaders['vm_count'] == 29
 
 
+_SPEC_MACHINE_TYPES_SCRIPT = r"""
+import json, sys
+from absl import flags
+from perfkitbenchmarker import pkb
+from perfkitbenchmarker import vm_util
+FLAGS = flags.FLAGS
+FLAGS(['pkb'] + sys.argv[1:])
+FLAGS.run_uri = 'scylla01'
+vm_util.GenTempDir()
+print(json.dumps({
+    spec.name: {
+        name: group.vm_spec.machine_type
+        for name, group in spec.config.vm_groups.items()
+    }
+    for spec in pkb._CreateBenchmarkSpecs()
+}))
+"""
+
+
+@pytest.mark.parametrize(
+    'benchmarks',
+    ['scylla_phases,cassandra_stress', 'cassandra_stress,scylla_phases'],
+)
+def test_machine_type_still_applies_to_other_benchmarks(tmp_path, benchmarks):
+  """Routing --machine_type to our servers leaves it to later benchmarks.
+
+  Goes through pkb.py's own spec creation loop (GetConfig, config decoding
+  and CheckPrerequisites of each benchmark in turn).
+  """
+  script = tmp_path / 'spec_machine_types.py'
+  script.write_text(_SPEC_MACHINE_TYPES_SCRIPT)
+  result = subprocess.run(
+      [
+          sys.executable,
+          str(script),
+          f'--benchmarks={benchmarks}',
+          '--machine_type=z3-highmem-88',
+          '--ignore_package_requirements',
+          f'--temp_dir={tmp_path}',
+      ],
+      capture_output=True,
+      text=True,
+      cwd=tmp_path,
+      env=dict(os.environ, PYTHONPATH=CHECKOUT, PYTHONWARNINGS='ignore'),
+      timeout=300,
+      check=False,
+  )
+  assert result.returncode == 0, result.stderr[-3000:]
+  types = json.loads(result.stdout.splitlines()[-1])
+  assert types['scylla_phases'] == {
+      'servers': 'z3-highmem-88',
+      'loaders': 'n2-highcpu-32',
+  }
+  assert set(types['cassandra_stress'].values()) == {'z3-highmem-88'}
+
+
 def test_loader_type_flag_and_network_disk(tmp_path):
   groups = DecodedGroups(
       RunPkb(
@@ -249,7 +305,6 @@ _BAD_VALUES_SCRIPT = r"""
 import json, sys
 from absl import flags
 from perfkitbenchmarker import pkb
-from perfkitbenchmarker.configs import benchmark_config_spec
 from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as b
 from perfkitbenchmarker import flag_util
 FLAGS = flags.FLAGS
@@ -261,7 +316,7 @@ for flag, value in json.loads(sys.argv[1]).items():
     FLAGS[flag].parse(value)
     FLAGS[flag].present = 1
     config = b.GetConfig({})
-    spec = benchmark_config_spec.BenchmarkConfigSpec(
+    spec = b.BENCHMARK_CONFIG_SPEC_CLASS(
         b.BENCHMARK_NAME, flag_values=FLAGS, **config)
     b.CheckPrerequisites(spec)
     outcomes[flag] = None

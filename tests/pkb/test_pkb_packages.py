@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from perfkit_plugins import discovery
 from perfkit_plugins.core import local_disks
 from perfkit_plugins.testing import pkb_checkout
 
@@ -70,16 +71,34 @@ def test_local_ssd_counts_agree_with_pkb_tables():
     assert any(t.startswith(family) for t in ours_aws), family
 
 
-@pytest.mark.parametrize(
-    'resource',
-    [
-        'scylla/scylla.yaml.j2',
-        'scylla/cassandra-rackdc.properties.j2',
-        'cassandra/cassandra.yaml.j2',
-        'scylla_phases_smoke.yaml',
-        'scylla_phases_z3_vs_n2.yaml',
-    ],
-)
+def _OurResources():
+  """Every data and config file of ours, by the name PKB resolves."""
+  names = []
+  for name in ('data', 'configs'):
+    root = discovery.PluginDir(name)
+    for parent, _, files in os.walk(root):
+      for f in files:
+        if not f.endswith(('.py', '.pyc')):
+          names.append(os.path.relpath(os.path.join(parent, f), root))
+  return sorted(names)
+
+
+@pytest.mark.parametrize('resource', _OurResources())
 def test_pkb_resource_path_finds_our_files(resource):
+  """PKB's ResourcePath returns our file, not one of PKB's own."""
   assert 'scylla_phases' in linux_benchmarks.VALID_BENCHMARKS
-  assert os.path.isfile(data.ResourcePath(resource))
+  path = os.path.realpath(data.ResourcePath(resource))
+  plugin_dirs = [
+      os.path.realpath(discovery.PluginDir(n)) for n in ('data', 'configs')
+  ]
+  assert any(path.startswith(d + os.sep) for d in plugin_dirs), path
+
+
+def test_resource_names_do_not_collide_with_pkb():
+  pkb_data = os.path.dirname(data.__file__)
+  assert os.path.isdir(pkb_data)
+  collisions = [
+      r for r in _OurResources() if os.path.exists(os.path.join(pkb_data, r))
+  ]
+  assert not collisions
+  assert len(_OurResources()) >= 9

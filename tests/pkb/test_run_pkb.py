@@ -43,7 +43,6 @@ from perfkitbenchmarker import events
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
 from perfkitbenchmarker import vm_util
-from perfkitbenchmarker.configs import benchmark_config_spec
 from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
 
 # pylint: enable=g-import-not-at-top,wrong-import-position,g-bad-import-order
@@ -183,7 +182,7 @@ def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
   """PKB's BenchmarkSpec of a decoded config, with fake VMs in its groups."""
   del parsed_flags, run_dir
   config = bm.GetConfig({})
-  config_spec = benchmark_config_spec.BenchmarkConfigSpec(
+  config_spec = bm.BENCHMARK_CONFIG_SPEC_CLASS(
       bm.BENCHMARK_NAME, flag_values=FLAGS, **config
   )
   bm.CheckPrerequisites(config_spec)
