@@ -27,7 +27,11 @@ def Problem():
         ' setuptools<81) to run the PKB tests'
     )
   if sys.version_info[:2] != (3, 12):
-    return f'PKB needs Python 3.12, this is {sys.version.split()[0]}'
+    return (
+        f'PKB needs Python 3.12, this is {sys.version.split()[0]}: run the'
+        ' tests from the virtualenv `bash .ci/run --setup` makes (it picks'
+        ' Python 3.12, or set PYTHON=/path/to/python3.12)'
+    )
   return None
 
 
