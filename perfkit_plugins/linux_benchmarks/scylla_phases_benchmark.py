@@ -201,8 +201,13 @@ def _LoaderCount(servers, loaders, cloud):
   loader_type = loaders['vm_spec'][cloud]['machine_type']
   server_shape = machines.Shape(server_type)
   loader_shape = machines.Shape(loader_type)
+  server_flag = (
+      'machine_type'
+      if FLAGS['machine_type'].present and not FLAGS.scylla_server_machine_type
+      else 'scylla_server_machine_type'
+  )
   for flag, machine_type, shape in (
-      ('scylla_server_machine_type', server_type, server_shape),
+      (server_flag, server_type, server_shape),
       ('scylla_loader_machine_type', loader_type, loader_shape),
   ):
     if not shape:

@@ -330,17 +330,25 @@ print(json.dumps(outcomes))
 """
 
 
-def test_bad_value_on_the_command_line_stops_pkb(tmp_path):
+@pytest.mark.parametrize(
+    'flag, message',
+    [
+        (
+            '--scylla_replication_factor=5',
+            '--scylla_replication_factor: 5 is above the server count 3',
+        ),
+        (
+            '--machine_type=bogus-8',
+            "--machine_type: unknown machine type 'bogus-8'",
+        ),
+    ],
+)
+def test_bad_value_on_the_command_line_stops_pkb(tmp_path, flag, message):
   result = RunPkb(
-      '--benchmarks=scylla_phases',
-      '--scylla_replication_factor=5',
-      '--dry_run',
-      tmp_path=tmp_path,
+      '--benchmarks=scylla_phases', flag, '--dry_run', tmp_path=tmp_path
   )
   assert result.returncode != 0
-  assert '--scylla_replication_factor: 5 is above the server count 3' in (
-      result.stderr + result.stdout
-  )
+  assert message in result.stderr + result.stdout
 
 
 def test_names_and_flags_do_not_collide_with_pkb(tmp_path):
