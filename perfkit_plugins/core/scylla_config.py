@@ -221,6 +221,14 @@ def ParseYamlExtra(text):
       raise ValueError(f'{key!r} is not a scylla.yaml key')
     if key in MANAGED_KEYS:
       raise ValueError(f'{key} is set by the benchmark; it cannot be given')
+  try:
+    json.dumps(extra)
+  except TypeError as e:
+    # YAML reads e.g. 2024-01-01 as a date, which scylla.yaml cannot hold.
+    raise ValueError(
+        f'{text!r}: values must be strings, numbers, booleans, lists or'
+        f' mappings ({e}); quote other values'
+    ) from e
   return extra
 
 

@@ -332,6 +332,42 @@ def _PlanSteps(settings, server_ips, cluster_ram_bytes):
   )
 
 
+def _CheckPkbDiskFlags(settings, servers):
+  """Rejects PKB disk flags that would change the servers' data volume.
+
+  PKB applies --num_striped_disks and --scratch_dir to every disk_spec; on
+  the servers they would make PKB stripe the SSDs that scylla_raid_setup
+  builds into its array, stripe only some of Cassandra's, or mount the data
+  volume away from the data directory, and the run would fail (or measure
+  the wrong volume) only after provisioning.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming the PKB flag.
+  """
+  wanted = local_disks.DataDiskSpec(
+      settings.cloud,
+      settings.server_machine_type,
+      settings.data_disk,
+      getattr(servers.vm_spec, 'num_local_ssds', 0) or 0,
+      settings.network_disk_gb,
+      settings.engine,
+  )
+  volume = _DataVolume(settings, servers)
+  for flag, decoded, expected in (
+      (
+          'num_striped_disks',
+          servers.disk_spec.num_striped_disks,
+          wanted.get('num_striped_disks', 1),
+      ),
+      ('scratch_dir', servers.disk_spec.mount_point, wanted.get('mount_point')),
+  ):
+    if FLAGS[flag].present and decoded != expected:
+      raise errors.Setup.InvalidFlagConfigurationError(
+          f"--{flag}={FLAGS[flag].value}: the benchmark decides the servers'"
+          f' data volume ({json.dumps(volume)}); remove the flag.'
+      )
+
+
 def CheckPrerequisites(benchmark_config):
   """Validates every setting before anything is provisioned.
 
@@ -349,16 +385,7 @@ def CheckPrerequisites(benchmark_config):
       )
   except settings_lib.SettingsError as e:
     raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
-  if (
-      settings.engine == 'scylla'
-      and settings.data_disk == 'local'
-      and FLAGS['num_striped_disks'].present
-      and FLAGS.num_striped_disks > 1
-  ):
-    raise errors.Setup.InvalidFlagConfigurationError(
-        '--num_striped_disks: scylla_raid_setup builds the RAID0 of the'
-        ' local SSDs; PKB must not stripe them too. Remove the flag.'
-    )
+  _CheckPkbDiskFlags(settings, benchmark_config.vm_groups[SERVERS])
   summary = {
       name: _GroupSummary(benchmark_config.vm_groups[name])
       for name in (SERVERS, LOADERS)

@@ -112,9 +112,18 @@ def test_yaml_extra():
   assert scylla_config.ParseYamlExtra(
       '{compaction_throughput_mb_per_sec: 0, commitlog_sync: batch}'
   ) == {'compaction_throughput_mb_per_sec': 0, 'commitlog_sync': 'batch'}
-  for bad in ('[1, 2]', 'cluster_name: x', '{"Bad Key": 1}', 'a: [b'):
+  for bad in (
+      '[1, 2]',
+      'cluster_name: x',
+      '{"Bad Key": 1}',
+      'a: [b',
+      '{a: 2024-01-01}',
+  ):
     with pytest.raises(ValueError):
       scylla_config.ParseYamlExtra(bad)
+  assert scylla_config.ParseYamlExtra("{a: '2024-01-01'}") == {
+      'a': '2024-01-01'
+  }
 
 
 def test_default_route_nic(testdata):

@@ -428,6 +428,11 @@ def test_pkb_own_tests_pass_with_the_plugin_installed():
         ),
         (['--scylla_engine=cassandra', '--scylla_tablets'], '--scylla_tablets'),
         (['--num_striped_disks=4'], '--num_striped_disks'),
+        (
+            ['--scylla_engine=cassandra', '--num_striped_disks=4'],
+            '--num_striped_disks=4: the benchmark decides',
+        ),
+        (['--scratch_dir=/mnt/data'], '--scratch_dir=/mnt/data'),
     ],
 )
 def test_bad_combinations_stop_pkb(tmp_path, args, message):
