@@ -160,12 +160,16 @@ class HdrMerge:
     window: the requested (start, end), epoch seconds, or None.
     spans: loader -> (first interval start, last interval end) of its whole
       log, epoch seconds after the clock offset.
+    counts: loader -> tag -> values recorded in its merged intervals (the
+      whole log without a window): a log holding fewer operations than the
+      loader's text log reports was cut.
   """
 
   summaries: Mapping[str, HistogramSummary]
   series: Mapping[str, tuple[SeriesPoint, ...]]
   window: Optional[tuple[float, float]]
   spans: Mapping[str, tuple[float, float]]
+  counts: Mapping[str, Mapping[str, int]]
 
 
 def _CheckPayloadLength(payload: str) -> None:
@@ -494,6 +498,7 @@ def MergeHdrLogs(
   ]
   layout_key = layout = None
   totals = {}
+  loader_counts = {name: {} for name in logs}
   step_sums = {}
   points = {}
   origin = window[0] if window else None
@@ -518,6 +523,10 @@ def MergeHdrLogs(
           '%s: %s histogram at %.3f has another precision than the others'
           % (name, interval.tag, interval.start_s)
       )
+    tag_counts = loader_counts[name]
+    tag_counts[interval.tag] = (
+        tag_counts.get(interval.tag, 0) + decoded.get_total_count()
+    )
     if not step_s:
       totals.setdefault(interval.tag, _Sum()).Add(counts)
       continue
@@ -546,4 +555,5 @@ def MergeHdrLogs(
       series=series,
       window=window,
       spans=spans,
+      counts=loader_counts,
   )
