@@ -1,5 +1,7 @@
 """Local SSD counts, PKB disk specs and local-disk discovery."""
 
+import dataclasses
+
 import pytest
 
 from perfkit_plugins.core import local_disks
@@ -123,3 +125,46 @@ def test_cassandra_local_ssds_are_striped_by_pkb_at_the_data_dir():
       'num_striped_disks': 12,
       'mount_point': local_disks.DATA_DIR,
   }
+
+
+@pytest.mark.parametrize(
+    'listing,boot_disk,boot_model,local_ssds',
+    [
+        (
+            'aws-eks-instance-store-lsblk-J-output-all.txt',
+            'nvme0n1',
+            'Amazon Elastic Block Store',
+            ['/dev/nvme1n1'],
+        ),
+        (
+            'gke-cos-local-nvme-ssd-lsblk-J-output-all.txt',
+            'sda',
+            'PersistentDisk',
+            ['/dev/nvme0n1'],
+        ),
+        (
+            'azure-aks-nvme-direct-disk-lsblk-J-output-all.txt',
+            'sda',
+            'Virtual Disk',
+            ['/dev/nvme0n1'],
+        ),
+    ],
+)
+def test_real_cloud_listing_finds_local_ssds_only(
+    testdata, listing, boot_disk, boot_model, local_ssds
+):
+  devices = local_disks.ParseLsblk(testdata('devices', listing))
+  boot = next(d for d in devices if d.name == boot_disk)
+  assert boot.model == boot_model  # lsblk's space padding is stripped.
+  assert boot.InUse()
+  assert local_disks.FindLocalDisks(devices, {}) == local_ssds
+
+
+def test_real_ebs_disk_is_not_local_even_when_unused(testdata):
+  devices = local_disks.ParseLsblk(
+      testdata('devices', 'aws-eks-instance-store-lsblk-J-output-all.txt')
+  )
+  ebs = dataclasses.replace(devices[0], children=())
+  assert ebs.model == 'Amazon Elastic Block Store'
+  assert local_disks.FindLocalDisks([ebs], {}) == []
+  assert local_disks.FindLocalDisks(devices[1:], {}) == ['/dev/nvme1n1']
