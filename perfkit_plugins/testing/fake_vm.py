@@ -27,6 +27,8 @@ class FakeVm:
     total_memory_kb: memory in KiB, as PKB's `vm.total_memory_kb`.
     commands: every command run, in order (RemoteCommand and
       RobustRemoteCommand alike).
+    robust_commands: (command, timeout) of every RobustRemoteCommand, the
+      call PKB makes survive ssh drops during long runs.
     pushed: (local_path, remote_path) of every PushFile/PushDataFile.
     pulled: (local_dir, remote_path) of every PullFile.
     installed: package names given to Install/InstallPackages.
@@ -49,6 +51,7 @@ class FakeVm:
     self.num_cpus = num_cpus
     self.total_memory_kb = total_memory_kb
     self.commands = []
+    self.robust_commands = []
     self.pushed = []
     self.pulled = []
     self.installed = []
@@ -79,7 +82,9 @@ class FakeVm:
         return text, stderr
     return '', ''
 
-  RobustRemoteCommand = RemoteCommand
+  def RobustRemoteCommand(self, command, timeout=None, **kwargs):
+    self.robust_commands.append((command, timeout))
+    return self.RemoteCommand(command, timeout=timeout, **kwargs)
 
   def PushFile(self, source_path, remote_path=''):
     self.pushed.append((source_path, remote_path))

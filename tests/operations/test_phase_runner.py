@@ -135,6 +135,10 @@ def testWholeStepOnRealOutputs(tmp_path, outputs):
   for vm, run in zip(vms, step.runs):
     (command,) = vm.CommandsMatching(WRAPPER)
     assert command == phase_runner.LoaderCommand(run)
+    # The long run survives ssh drops, and is bounded.
+    ((robust, timeout),) = vm.robust_commands
+    assert robust == command
+    assert timeout and timeout > 0
   assert LocalFiles(tmp_path) == sorted(
       f'populate.loader{i}.{ext}'
       for i in (0, 1)
