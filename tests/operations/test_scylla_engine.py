@@ -18,6 +18,8 @@ from perfkit_plugins.testing import fake_vm
 
 HELP_RELEASE = 'branch-2026.3'
 VERSION = '2026.3.1-0.20261001.0123456789ab'
+# Shapes with a real scylla_cpuset_setup output in testdata/scylla_setup.
+CPUSET_SHAPES = ('v8-numa1', 'v16-numa1', 'v88-numa2', 'v96-numa2')
 
 
 def _Lsblk(boot, locals_):
@@ -68,8 +70,8 @@ def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
   vm.Reply(r'^findmnt', '/dev/md0 xfs rw,noatime,discard\n')
   vm.Reply(
       r'cat /etc/scylla.d/cpuset.conf',
-      testdata('scylla_setup', 'cpuset-v88-numa2.conf')
-      if shape == 'v88-numa2'
+      testdata('scylla_setup', f'cpuset-{shape}.conf')
+      if shape in CPUSET_SHAPES
       else '',
   )
   vm.Reply(
@@ -111,6 +113,12 @@ def _RaidDisks(vm):
 def _SetupArgs(vm):
   [command] = vm.CommandsMatching(r'scylla_setup --no-raid-setup')
   return shlex.split(command)[2:]
+
+
+def _AssertNoDifferences(engine, node):
+  """The engine's tuning report for node: read-back agrees with prediction."""
+  _, problems = scylla.TuningReport([engine.tuning_records[node]], '2026.3')
+  assert problems == []
 
 
 def _AssertOnlyListedOptions(testdata, args):
@@ -205,7 +213,8 @@ def test_n2_highmem_96_with_24_local_ssds(testdata, tmp_path):
   engine.Configure(vm, ['10.0.0.2'])
   assert _RaidDisks(vm) == [f'/dev/nvme0n{i}' for i in range(1, 25)]
   record = engine.tuning_records['server-1']
-  assert len(record.irq_cpus) == 8
+  assert record.shards == 88 and len(record.irq_cpus) == 8
+  _AssertNoDifferences(engine, 'server-1')
 
 
 def test_i4i_4xlarge_single_instance_store(testdata, tmp_path):
@@ -226,6 +235,9 @@ def test_i4i_4xlarge_single_instance_store(testdata, tmp_path):
   engine.Configure(vm, ['10.0.0.2'])
   assert _RaidDisks(vm) == ['/dev/nvme1n1']
   assert _SetupArgs(vm)[:3] == ['--no-raid-setup', '--nic', 'eth0']
+  record = engine.tuning_records['server-2']
+  assert record.shards == 14 and len(record.irq_cpus) == 2
+  _AssertNoDifferences(engine, 'server-2')
 
 
 def test_network_disk_builds_no_array(testdata, tmp_path):
@@ -244,6 +256,8 @@ def test_network_disk_builds_no_array(testdata, tmp_path):
   assert not vm.CommandsMatching(r'scylla_raid_setup|^lsblk')
   assert vm.CommandsMatching(r'^sudo chown -R scylla:scylla /var/lib/scylla$')
   assert engine.volumes['server-3'].disks == ()
+  assert engine.tuning_records['server-3'].shards == 14
+  _AssertNoDifferences(engine, 'server-3')
 
 
 def test_never_a_second_array_over_disks_already_in_one(testdata, tmp_path):
