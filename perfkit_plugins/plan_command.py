@@ -20,6 +20,7 @@ is imported from the Python path or from the checkout at $PKB_CHECKOUT
 core/plan_report.py.
 """
 
+import datetime
 import importlib
 import importlib.util
 import os
@@ -136,15 +137,16 @@ def MachinesOf(settings, local_ssds):
         f' {settings.server_machine_type!r}; the plan needs its vCPUs and'
         ' memory (core/machines.py)'
     )
+  today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
   return plan_report.Machines(
       server_shape=server_shape,
       local_ssds=local_ssds,
       loader_shape=machines.Shape(settings.loader_machine_type),
       server_price=cost.LookUp(
-          settings.server_machine_type, settings.server_price_per_hour
+          settings.server_machine_type, settings.server_price_per_hour, today
       ),
       loader_price=cost.LookUp(
-          settings.loader_machine_type, settings.loader_price_per_hour
+          settings.loader_machine_type, settings.loader_price_per_hour, today
       ),
   )
 

@@ -41,18 +41,19 @@ PRICE_TABLE = {
 # and no trustworthy price for them was found, so it is not in the table.
 
 
-def LookUp(machine_type, override=0.0):
+def LookUp(machine_type, override=0.0, as_of=''):
   """The price of one VM: the override when given, else the table's.
 
   Args:
     machine_type: machine type name.
     override: USD per hour given by the user; 0 means none.
+    as_of: the date (YYYY-MM-DD) an override holds for: the run's.
 
   Returns:
     A Price, or None when no price is known.
   """
   if override:
-    return Price(override, '', USER_SOURCE, '')
+    return Price(override, '', USER_SOURCE, as_of)
   return PRICE_TABLE.get(machine_type)
 
 

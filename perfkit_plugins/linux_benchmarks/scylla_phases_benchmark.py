@@ -10,6 +10,7 @@ This module is the thin PKB shell: flags, config and conversion of results
 into samples. The work lives in perfkit_plugins (operations and core).
 """
 
+import datetime
 import json
 import logging
 import os
@@ -495,7 +496,9 @@ def _RunContext(settings, engine, servers):
       server_vcpus=sum(vm.num_cpus for vm in servers),
       shards=shards,
       server_price=cost.LookUp(
-          settings.server_machine_type, settings.server_price_per_hour
+          settings.server_machine_type,
+          settings.server_price_per_hour,
+          datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
       ),
       tuning=tuning,
   )

@@ -15,9 +15,10 @@ def test_table_price_carries_source_and_date():
 
 
 def test_override_wins_and_says_so():
-  price = cost.LookUp('z3-highmem-88', override=9.5)
+  price = cost.LookUp('z3-highmem-88', override=9.5, as_of='2026-11-23')
   assert price.usd_per_hour == 9.5
   assert price.source == cost.USER_SOURCE
+  assert price.date == '2026-11-23'
 
 
 def test_unknown_price_is_none_not_zero():
