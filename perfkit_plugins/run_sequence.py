@@ -8,6 +8,7 @@ loader's files whatever happens, and each outcome says what went wrong.
 """
 
 import dataclasses
+import json
 import logging
 import os
 import time
@@ -72,10 +73,18 @@ class _Loads:
       self.populate = (start, end)
 
 
+# Beside a stress step's raw outputs: its phase_results.StepRecord (each
+# loader's start and end on the controller's clock, clock offset, exit
+# code, files), so the published times can be checked against the outputs.
+RECORD_FILE = 'loaders.json'
+
+
 def _RunStress(step, loaders, settings, output_dir, clock_offsets, loads):
   step_dir = os.path.join(output_dir, step.name)
   os.makedirs(step_dir, exist_ok=True)
   record = phase_runner.RunStressStep(step, loaders, step_dir, clock_offsets)
+  with open(os.path.join(step_dir, RECORD_FILE), 'w') as f:
+    json.dump(dataclasses.asdict(record), f, indent=2)
   loads.Add(step, record)
   result = phase_runner.LoadStepResult(step, record, settings)
   return result.status, result

@@ -10,6 +10,7 @@ This module is the thin PKB shell: flags, config and conversion of results
 into samples. The work lives in perfkit_plugins (operations and core).
 """
 
+import dataclasses
 import datetime
 import json
 import logging
@@ -86,6 +87,9 @@ SERVERS = 'servers'
 LOADERS = 'loaders'
 # Where loaders write cassandra-stress outputs before they are pulled.
 REMOTE_DIR = '/tmp/pkb/scylla_phases'
+# In the run directory's scylla_phases/: every VM's clock minus the
+# controller's and its uncertainty, measured before the first step.
+CLOCK_OFFSETS_FILE = 'clock_offsets.json'
 
 # Observers can follow a run step by step (sender: BENCHMARK_NAME;
 # kwargs: benchmark_spec, step and, when finished, outcome). Finished steps
@@ -516,10 +520,14 @@ def Run(benchmark_spec):
   servers = benchmark_spec.vm_groups[SERVERS]
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
-  offsets = {
-      name: offset.offset_s
-      for name, offset in clocks.MeasureClockOffsets(servers + loaders).items()
-  }
+  measured = clocks.MeasureClockOffsets(servers + loaders)
+  with open(os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), 'w') as f:
+    json.dump(
+        {name: dataclasses.asdict(offset) for name, offset in measured.items()},
+        f,
+        indent=2,
+    )
+  offsets = {name: offset.offset_s for name, offset in measured.items()}
   context = _RunContext(settings, engine, servers)
   steps = _PlanSteps(
       settings,

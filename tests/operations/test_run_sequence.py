@@ -251,9 +251,12 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
       assert vm.commands.count(phase_runner.LoaderCommand(run)) == 1
     if step.runs:
       assert sorted(os.listdir(tmp_path / step.name)) == sorted(
-          posixpath.basename(path)
-          for run in step.runs
-          for path in phase_runner.RemotePaths(run).values()
+          [run_sequence.RECORD_FILE]
+          + [
+              posixpath.basename(path)
+              for run in step.runs
+              for path in phase_runner.RemotePaths(run).values()
+          ]
       )
   # Only the flush-quiesce step flushes, once per server.
   for vm in servers:
@@ -409,7 +412,8 @@ def testMissingHdrFile(tmp_path, make_loaders, stress_output):
   error = outcomes[-1].error
   assert f'loader 1 (loader1): HDR log {hdr_path} missing' in error
   assert 'no such file' in error
-  assert len(os.listdir(tmp_path / 'mixed')) == 4 * 5 - 1
+  # Four loaders' files but the missing HDR log, and the step's record.
+  assert len(os.listdir(tmp_path / 'mixed')) == 4 * 5 - 1 + 1
   status = StatusOf(Rows(outcomes[-1]))
   assert (status.value, status.metadata['scylla_status']) == (0, 'failed')
   # The earlier steps' figures stand.

@@ -24,6 +24,7 @@ import time
 
 import pytest
 
+from perfkit_plugins import run_sequence
 from perfkit_plugins.core import compactions
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.testing import expected_samples
@@ -358,11 +359,27 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   ]
   assert spec.scylla_phases_failures == []
 
-  # Raw outputs: every loader's five files of every stress step.
+  # Raw outputs: every loader's five files of every stress step, and the
+  # step's record of loader times on the controller's clock.
   steps_dir = run_dir / 'scylla_phases' / 'steps'
   for step in Plan(spec):
     if step.runs:
-      assert len(os.listdir(steps_dir / step.name)) == 5 * len(step.runs)
+      files = set(os.listdir(steps_dir / step.name))
+      assert run_sequence.RECORD_FILE in files
+      assert len(files) == 5 * len(step.runs) + 1
+      record = json.loads(
+          (steps_dir / step.name / run_sequence.RECORD_FILE).read_text()
+      )
+      assert record['step_name'] == step.name
+      assert [l['loader_index'] for l in record['loaders']] == [
+          r.loader_index for r in step.runs
+      ]
+      assert all(l['exit_code'] == 0 for l in record['loaders'])
+  offsets = json.loads(
+      (run_dir / 'scylla_phases' / bm.CLOCK_OFFSETS_FILE).read_text()
+  )
+  assert sorted(offsets) == sorted(vm.name for vm in spec.vms)
+  assert all(set(o) == {'offset_s', 'uncertainty_s'} for o in offsets.values())
 
   # Through PKB's own publisher, with its default metadata.
   published = Publish(spec, samples, tmp_path / 'results.json')
@@ -474,7 +491,9 @@ def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
   assert [r[2:] for r in recorded.finished][-1] == ('read_medium', 'failed')
   # The failed step's files of the other loaders were pulled all the same.
   step_dir = run_dir / 'scylla_phases' / 'steps' / 'read_medium'
-  assert len(os.listdir(step_dir)) == 5 * 3
+  assert len(os.listdir(step_dir)) == 5 * 3 + 1
+  failed = json.loads((step_dir / run_sequence.RECORD_FILE).read_text())
+  assert 'command failed' in failed['loaders'][1]['error']
 
   with pytest.raises(errors.Benchmarks.RunError) as raised:
     bm.Cleanup(spec)
