@@ -324,3 +324,31 @@ def Report(records, release):
       problems += Differences(record, prediction, release)
     metadata[record.node] = TuningMetadata(record, prediction)
   return metadata, problems
+
+
+def ClusterMetadata(per_node):
+  """One metadata dict for the cluster from every node's, and differences.
+
+  Nodes of one group are identical machines and should be tuned alike: a
+  key on which they agree gets the common value; a key on which they differ
+  lists every node's (`node=value; ...`), so no node's tuning is hidden
+  behind the first one's. `scylla_tuning_uniform` says whether all agreed.
+
+  Args:
+    per_node: {node: metadata dict}, as Report returns it (non-empty).
+
+  Returns:
+    (metadata dict, [difference messages]).
+  """
+  nodes = list(per_node)
+  metadata, problems = {}, []
+  keys = dict.fromkeys(key for node in nodes for key in per_node[node])
+  for key in keys:
+    values = [per_node[node].get(key) for node in nodes]
+    if all(value == values[0] for value in values):
+      metadata[key] = values[0]
+      continue
+    metadata[key] = '; '.join(f'{n}={v}' for n, v in zip(nodes, values))
+    problems.append(f'nodes differ in {key}: {metadata[key]}')
+  metadata['scylla_tuning_uniform'] = not problems
+  return metadata, problems

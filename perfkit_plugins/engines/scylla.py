@@ -285,16 +285,18 @@ class ScyllaEngine(base.Engine):
       self.tuning_records[vm.name] = record
 
   def Tuning(self, vms):
-    """Every node's tuning read back; differences to the rule are logged.
+    """Every node's tuning read back, as the cluster's sample metadata.
 
-    Nodes are identical machines, so the first node's metadata stands for
-    the cluster; any node that differs is reported by TuningReport.
+    Differences to the rule and between nodes are logged; a key on which
+    the nodes differ lists every node's value (tuning.ClusterMetadata).
     """
     records = [
         ReadTuning(vm, self.settings.nic or self._DefaultNic(vm)) for vm in vms
     ]
     per_node, _ = TuningReport(records, self.settings.release)
-    metadata = dict(per_node[vms[0].name])
+    metadata, differences = tuning.ClusterMetadata(per_node)
+    for difference in differences:
+      logging.warning('ScyllaDB tuning differs: %s', difference)
     metadata['scylla_shards_total'] = sum(r.shards for r in records)
     return metadata, metadata['scylla_shards_total']
 

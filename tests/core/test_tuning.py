@@ -154,3 +154,35 @@ def test_release_of_version():
   assert tuning.ReleaseOfVersion('2026.3.1-0.20261001.abc') == (2026, 3, 1)
   assert tuning.ReleaseOfVersion('6.2') == (6, 2)
   assert tuning.ReleaseOfVersion('unknown') is None
+
+
+def test_cluster_metadata_of_alike_nodes_is_the_common_value():
+  per_node = {
+      'server-0': {'scylla_shards': 80, 'scylla_cpuset': '4-43,48-87'},
+      'server-1': {'scylla_shards': 80, 'scylla_cpuset': '4-43,48-87'},
+  }
+  metadata, problems = tuning.ClusterMetadata(per_node)
+  assert metadata == {
+      'scylla_shards': 80,
+      'scylla_cpuset': '4-43,48-87',
+      'scylla_tuning_uniform': True,
+  }
+  assert problems == []
+
+
+def test_cluster_metadata_lists_every_node_where_they_differ():
+  per_node = {
+      'server-0': {'scylla_shards': 80, 'scylla_cpuset': '4-43,48-87'},
+      'server-1': {'scylla_shards': 88, 'scylla_cpuset': '0-87'},
+      'server-2': {'scylla_shards': 80, 'scylla_cpuset': '4-43,48-87'},
+  }
+  metadata, problems = tuning.ClusterMetadata(per_node)
+  assert metadata['scylla_shards'] == 'server-0=80; server-1=88; server-2=80'
+  assert metadata['scylla_tuning_uniform'] is False
+  assert problems == [
+      'nodes differ in scylla_shards: server-0=80; server-1=88; server-2=80',
+      (
+          'nodes differ in scylla_cpuset: server-0=4-43,48-87; server-1=0-87;'
+          ' server-2=4-43,48-87'
+      ),
+  ]

@@ -482,9 +482,9 @@ def test_tablets_are_watched_when_on(testdata):
   assert vm.CommandsMatching(r'^cqlsh 10\.0\.0\.7 -e .*system\.tablets')
 
 
-def test_tuning_read_back_for_the_samples(testdata, tmp_path):
-  """Run reads the tuning from the nodes again (no state from Prepare)."""
-  servers = [
+def _Z3Servers(testdata):
+  """Three z3-highmem-88 servers (88 vCPUs, 2 NUMA nodes) after tuning."""
+  return [
       _Server(
           testdata,
           f'server-{i}',
@@ -497,9 +497,32 @@ def test_tuning_read_back_for_the_samples(testdata, tmp_path):
       )
       for i in range(3)
   ]
+
+
+def test_tuning_read_back_for_the_samples(testdata, tmp_path):
+  """Run reads the tuning from the nodes again (no state from Prepare)."""
+  servers = _Z3Servers(testdata)
   metadata, shards = _Engine(12, tmp_path, nic='ens4').Tuning(servers)
   assert shards == 3 * 80
   assert metadata['scylla_shards'] == 80
   assert metadata['scylla_shards_total'] == 240
   assert metadata['scylla_irq_vcpus'] == 8
   assert metadata['scylla_predicted_shards'] == 80
+
+
+def test_tuning_lists_every_node_where_nodes_differ(testdata, tmp_path, caplog):
+  """A node tuned unlike the others is published, not hidden by node 0."""
+  servers = _Z3Servers(testdata)
+  # server-2 kept the packaged cpuset.conf (scylla_setup did not tune it).
+  servers[2].Reply(
+      r'cat /etc/scylla.d/cpuset.conf',
+      testdata('scylla_setup', 'cpuset-v8-numa1.conf').replace(
+          'CPUSET="--cpuset 1-7 "', ''
+      ),
+  )
+  metadata, shards = _Engine(12, tmp_path, nic='ens4').Tuning(servers)
+  assert shards == 80 + 80 + 88
+  assert metadata['scylla_shards'] == 'server-0=80; server-1=80; server-2=88'
+  assert metadata['scylla_tuning_uniform'] is False
+  assert metadata['scylla_predicted_shards'] == 80
+  assert 'nodes differ in scylla_shards' in caplog.text

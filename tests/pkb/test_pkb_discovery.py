@@ -44,6 +44,26 @@ def RunPkb(*args, env=None, tmp_path=None):
   )
 
 
+def RunPkbScript(tmp_path, text, *args):
+  """Runs a Python script against the checkout; returns its last line's JSON.
+
+  For checks that go through PKB's own functions in one process.
+  """
+  script = tmp_path / 'script.py'
+  script.write_text(text)
+  result = subprocess.run(
+      [sys.executable, str(script), *args],
+      capture_output=True,
+      text=True,
+      cwd=tmp_path,
+      env=dict(os.environ, PYTHONPATH=CHECKOUT, PYTHONWARNINGS='ignore'),
+      timeout=300,
+      check=False,
+  )
+  assert result.returncode == 0, result.stderr[-3000:]
+  return json.loads(result.stdout.splitlines()[-1])
+
+
 def DecodedGroups(result):
   """The VM groups the benchmark logged after PKB decoded its config."""
   assert result.returncode == 0, result.stderr[-3000:]
@@ -113,26 +133,14 @@ def test_machine_type_still_applies_to_other_benchmarks(tmp_path, benchmarks):
   Goes through pkb.py's own spec creation loop (GetConfig, config decoding
   and CheckPrerequisites of each benchmark in turn).
   """
-  script = tmp_path / 'spec_machine_types.py'
-  script.write_text(_SPEC_MACHINE_TYPES_SCRIPT)
-  result = subprocess.run(
-      [
-          sys.executable,
-          str(script),
-          f'--benchmarks={benchmarks}',
-          '--machine_type=z3-highmem-88',
-          '--ignore_package_requirements',
-          f'--temp_dir={tmp_path}',
-      ],
-      capture_output=True,
-      text=True,
-      cwd=tmp_path,
-      env=dict(os.environ, PYTHONPATH=CHECKOUT, PYTHONWARNINGS='ignore'),
-      timeout=300,
-      check=False,
+  types = RunPkbScript(
+      tmp_path,
+      _SPEC_MACHINE_TYPES_SCRIPT,
+      f'--benchmarks={benchmarks}',
+      '--machine_type=z3-highmem-88',
+      '--ignore_package_requirements',
+      f'--temp_dir={tmp_path}',
   )
-  assert result.returncode == 0, result.stderr[-3000:]
-  types = json.loads(result.stdout.splitlines()[-1])
   assert types['scylla_phases'] == {
       'servers': 'z3-highmem-88',
       'loaders': 'n2-highcpu-32',
@@ -283,19 +291,7 @@ def test_bad_values_rejected_before_provisioning(tmp_path):
   through PKB's own flag parsing, GetConfig, config decoding and
   CheckPrerequisites, as `pkb.py` does before provisioning anything.
   """
-  script = tmp_path / 'bad_values.py'
-  script.write_text(_BAD_VALUES_SCRIPT)
-  result = subprocess.run(
-      [sys.executable, str(script), json.dumps(BAD_VALUES)],
-      capture_output=True,
-      text=True,
-      cwd=tmp_path,
-      env=dict(os.environ, PYTHONPATH=CHECKOUT, PYTHONWARNINGS='ignore'),
-      timeout=300,
-      check=False,
-  )
-  assert result.returncode == 0, result.stderr[-3000:]
-  outcomes = json.loads(result.stdout.splitlines()[-1])
+  outcomes = RunPkbScript(tmp_path, _BAD_VALUES_SCRIPT, json.dumps(BAD_VALUES))
   for flag, message in outcomes.items():
     assert message is not None, f'--{flag}={BAD_VALUES[flag]} was accepted'
     assert f'--{flag}' in message, (flag, message)
