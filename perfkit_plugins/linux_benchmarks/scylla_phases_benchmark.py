@@ -307,6 +307,8 @@ def _GroupSummary(group):
                   ('num_striped_disks', disk.num_striped_disks),
                   ('mount_point', disk.mount_point),
                   ('disk_size', disk.disk_size),
+                  ('provisioned_iops', disk.provisioned_iops),
+                  ('provisioned_throughput', disk.provisioned_throughput),
               )
               if value is not None
           }

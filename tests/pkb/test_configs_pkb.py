@@ -119,6 +119,12 @@ def test_config_decodes_in_pkb_dry_run(tmp_path, config_file):
   ]
   assert decoded == [run[1:] for run in EXPECTED_RUNS[config_file]]
   assert all(r['servers']['vm_count'] == 3 for r in runs)
+  if config_file == 'scylla_phases_vs_cassandra_c3_2xlarge.yaml':
+    # The study's 3.4 TB gp2 volume ran at its 10K IOPS cap.
+    for r in runs:
+      disk = r['servers']['disk']
+      assert (disk['disk_size'], disk['provisioned_iops']) == (3400, 10000)
+      assert disk['provisioned_throughput'] == 160
 
 
 def _Sections(text):
