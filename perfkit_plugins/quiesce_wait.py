@@ -7,16 +7,27 @@ compaction history (`engine.CompactionHistory(vm)`) gives the exact end of
 the last compaction. A poll that raises, returns None or does not answer in
 time counts as an unreachable node, which breaks the idle streak but never
 stops the wait.
+
+With an output directory, every poll is appended to POLLS_FILE as it is made
+(a timed-out wait keeps them) and every node's compaction history is written
+to HISTORY_FILE, so the published figures can be recomputed.
 """
 
 import concurrent.futures
+import dataclasses
+import json
 import logging
+import os
 import time
 
 from perfkit_plugins.core import quiesce
 
 # Log progress at most this often.
 _LOG_EVERY_S = 60
+# JSON lines: {"t": controller time, "nodes": {node: status or null}}.
+POLLS_FILE = 'compaction_polls.jsonl'
+# JSON: {node: [history entries, node clock] or null when unanswered}.
+HISTORY_FILE = 'compaction_history.json'
 
 
 def WaitForQuiesce(
@@ -32,6 +43,7 @@ def WaitForQuiesce(
     call_timeout_s=120,
     clock=time.time,
     sleep=time.sleep,
+    output_dir=None,
 ):
   """Polls every server until compactions have settled; returns the figures.
 
@@ -52,6 +64,7 @@ def WaitForQuiesce(
       unreachable for that poll.
     clock: the controller's clock (epoch seconds); injectable for tests.
     sleep: sleeps a number of seconds; injectable for tests.
+    output_dir: local directory for POLLS_FILE and HISTORY_FILE, or None.
 
   Returns:
     core.quiesce.QuiesceResult.
@@ -65,6 +78,7 @@ def WaitForQuiesce(
     poll_start = clock()
     statuses = _CallAll(engine.CompactionStatus, vms, call_timeout_s)
     now = clock()
+    _Save(output_dir, POLLS_FILE, {'t': now, 'nodes': statuses}, mode='a')
     tracker = quiesce.Observe(tracker, now, statuses)
     if tracker.status or last_log is None or now - last_log >= _LOG_EVERY_S:
       _LogProgress(tracker, now, statuses)
@@ -72,6 +86,7 @@ def WaitForQuiesce(
     if tracker.status is None:
       sleep(max(0.0, poll_s - (clock() - poll_start)))
   histories = _CallAll(engine.CompactionHistory, vms, call_timeout_s)
+  _Save(output_dir, HISTORY_FILE, histories)
   missing = tuple(name for name in names if histories[name] is None)
   if missing:
     logging.warning('No compaction history from %s', ', '.join(missing))
@@ -82,6 +97,14 @@ def WaitForQuiesce(
       keyspace=keyspace,
   )
   return quiesce.Summarize(tracker, work, populate_start, populate_end, missing)
+
+
+def _Save(output_dir, name, value, mode='w'):
+  """Writes value as one JSON line (dataclasses as dicts) if output_dir."""
+  if output_dir is None:
+    return
+  with open(os.path.join(output_dir, name), mode) as f:
+    f.write(json.dumps(value, default=dataclasses.asdict) + '\n')
 
 
 def _CallAll(function, vms, timeout_s):

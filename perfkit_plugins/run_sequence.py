@@ -90,7 +90,9 @@ def _RunStress(step, loaders, settings, output_dir, clock_offsets, loads):
   return result.status, result
 
 
-def _RunQuiesce(step, engine, servers, settings, clock_offsets, loads, clock):
+def _RunQuiesce(
+    step, engine, servers, settings, output_dir, clock_offsets, loads, clock
+):
   """Waits for quiesce; figures are relative to the load awaited.
 
   A flush_quiesce step awaits the compactions of the load just before it
@@ -104,6 +106,8 @@ def _RunQuiesce(step, engine, servers, settings, clock_offsets, loads, clock):
     window = loads.last
   now = clock()
   start, end = window or (now, now)
+  step_dir = os.path.join(output_dir, step.name)
+  os.makedirs(step_dir, exist_ok=True)
   result = quiesce_wait.WaitForQuiesce(
       engine,
       servers,
@@ -115,6 +119,7 @@ def _RunQuiesce(step, engine, servers, settings, clock_offsets, loads, clock):
       settle_s=settings.quiesce_settle_s,
       timeout_s=settings.quiesce_timeout_s,
       clock=clock,
+      output_dir=step_dir,
   )
   status = STATUS_OK if result.status == 'quiesced' else result.status
   return status, result
@@ -167,7 +172,14 @@ def RunSteps(
         )
       else:
         status, result = _RunQuiesce(
-            step, engine, servers, settings, clock_offsets, loads, clock
+            step,
+            engine,
+            servers,
+            settings,
+            output_dir,
+            clock_offsets,
+            loads,
+            clock,
         )
       outcome = StepOutcome(step, status, started_at, clock(), result)
       if status == STATUS_TIMEOUT:

@@ -13,6 +13,7 @@ The controller clock given to RunSteps moves one second per reading, so
 quiesce waits never really sleep and time out after a known number of polls.
 """
 
+import json
 import os
 import pathlib
 import posixpath
@@ -245,7 +246,22 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
   ]
   # Every loader ran every stress step once, and everything was pulled.
   for step in steps:
-    assert os.path.isdir(tmp_path / step.name) == (step.kind == 'stress')
+    assert os.path.isdir(tmp_path / step.name)
+    if step.kind in ('quiesce', 'flush_quiesce'):
+      # Every poll and every node's history, to recompute the figures.
+      step_dir = tmp_path / step.name
+      polls = [
+          json.loads(line)
+          for line in (
+              (step_dir / quiesce_wait.POLLS_FILE).read_text().splitlines()
+          )
+      ]
+      assert polls and all(
+          sorted(p['nodes']) == sorted(vm.name for vm in servers) for p in polls
+      )
+      history = json.loads((step_dir / quiesce_wait.HISTORY_FILE).read_text())
+      assert sorted(history) == sorted(vm.name for vm in servers)
+      assert all('compacted_at_ms' in e for h in history.values() for e in h)
     for run in step.runs:
       vm = loaders[run.loader_index]
       assert vm.commands.count(phase_runner.LoaderCommand(run)) == 1
