@@ -14,12 +14,11 @@ to HISTORY_FILE, so the published figures can be recomputed.
 """
 
 import concurrent.futures
-import dataclasses
-import json
 import logging
 import os
 import time
 
+from perfkit_plugins import raw_outputs
 from perfkit_plugins.core import quiesce
 
 # Log progress at most this often.
@@ -78,7 +77,10 @@ def WaitForQuiesce(
     poll_start = clock()
     statuses = _CallAll(engine.CompactionStatus, vms, call_timeout_s)
     now = clock()
-    _Save(output_dir, POLLS_FILE, {'t': now, 'nodes': statuses}, mode='a')
+    if output_dir is not None:
+      raw_outputs.AppendJsonLine(
+          os.path.join(output_dir, POLLS_FILE), {'t': now, 'nodes': statuses}
+      )
     tracker = quiesce.Observe(tracker, now, statuses)
     if tracker.status or last_log is None or now - last_log >= _LOG_EVERY_S:
       _LogProgress(tracker, now, statuses)
@@ -86,7 +88,8 @@ def WaitForQuiesce(
     if tracker.status is None:
       sleep(max(0.0, poll_s - (clock() - poll_start)))
   histories = _CallAll(engine.CompactionHistory, vms, call_timeout_s)
-  _Save(output_dir, HISTORY_FILE, histories)
+  if output_dir is not None:
+    raw_outputs.WriteJson(os.path.join(output_dir, HISTORY_FILE), histories)
   missing = tuple(name for name in names if histories[name] is None)
   if missing:
     logging.warning('No compaction history from %s', ', '.join(missing))
@@ -97,14 +100,6 @@ def WaitForQuiesce(
       keyspace=keyspace,
   )
   return quiesce.Summarize(tracker, work, populate_start, populate_end, missing)
-
-
-def _Save(output_dir, name, value, mode='w'):
-  """Writes value as one JSON line (dataclasses as dicts) if output_dir."""
-  if output_dir is None:
-    return
-  with open(os.path.join(output_dir, name), mode) as f:
-    f.write(json.dumps(value, default=dataclasses.asdict) + '\n')
 
 
 def _CallAll(function, vms, timeout_s):

@@ -8,7 +8,6 @@ loader's files whatever happens, and each outcome says what went wrong.
 """
 
 import dataclasses
-import json
 import logging
 import os
 import time
@@ -16,6 +15,7 @@ from typing import Any, Callable
 
 from perfkit_plugins import phase_runner
 from perfkit_plugins import quiesce_wait
+from perfkit_plugins import raw_outputs
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import sample_rows
 
@@ -83,8 +83,7 @@ def _RunStress(step, loaders, settings, output_dir, clock_offsets, loads):
   step_dir = os.path.join(output_dir, step.name)
   os.makedirs(step_dir, exist_ok=True)
   record = phase_runner.RunStressStep(step, loaders, step_dir, clock_offsets)
-  with open(os.path.join(step_dir, RECORD_FILE), 'w') as f:
-    json.dump(dataclasses.asdict(record), f, indent=2)
+  raw_outputs.WriteJson(os.path.join(step_dir, RECORD_FILE), record)
   loads.Add(step, record)
   result = phase_runner.LoadStepResult(step, record, settings)
   return result.status, result

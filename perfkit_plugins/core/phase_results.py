@@ -371,6 +371,12 @@ def _LinesOf(parsed, source, op):
   )
 
 
+def _TextOps(parsed, source, op):
+  """Operations of type op the loader's text log counts at its end."""
+  lines = _LinesOf(parsed, source, op)
+  return lines[-1].total_ops if lines else 0
+
+
 def _OpTotals(parsed, source):
   results = parsed.results
   return results.total if source == TOTAL else results.by_op_type[source]
@@ -399,12 +405,12 @@ def _OpResult(op, members, merge, kinds, problems):
   operations = partitions = errors = 0
   op_rates = partition_rates = row_rates = 0.0
   for record, parsed, source in members:
-    lines = _LinesOf(parsed, source, op)
     timelines[record.name] = stress_output.LoaderTimeline(
-        start_s=merge.spans[record.name][0], intervals=lines
+        start_s=merge.spans[record.name][0],
+        intervals=_LinesOf(parsed, source, op),
     )
     totals = _OpTotals(parsed, source)
-    operations += lines[-1].total_ops if lines else 0
+    operations += _TextOps(parsed, source, op)
     partitions += totals.partitions
     errors += totals.errors
     op_rates += totals.op_rate
@@ -444,23 +450,24 @@ def _OpResult(op, members, merge, kinds, problems):
   )
 
 
-def _HdrCountProblems(step, records, parsed, merge):
+def _HdrCountProblems(groups, merge):
   """Loaders whose HDR log holds fewer operations than their text log.
 
   cassandra-stress records every operation of a run in both logs (their
   counts are equal in every real run in tests/testdata/stress); an HDR log
   cut at a line boundary still parses, but holds fewer operations.
+
+  Args:
+    groups: op -> [(LoaderRecord, StressOutput, source)], as _OpResult's
+      members.
+    merge: histograms.HdrMerge of the step.
   """
   problems = []
-  for run in step.runs:
-    record, log = records[run.loader_index], parsed[run.loader_index]
-    ops = _OpsOf(run, log)
-    for op in ops:
-      source = TOTAL if len(ops) == 1 else op
-      lines = _LinesOf(log, source, op)
-      text_ops = lines[-1].total_ops if lines else 0
+  for op, members in sorted(groups.items()):
+    for record, parsed, source in members:
+      text_ops = _TextOps(parsed, source, op)
       hdr_ops = merge.counts[record.name].get(f'{op}-{SERVICE_TIME}', 0)
-      if hdr_ops < text_ops - _OpTotals(log, source).errors:
+      if hdr_ops < text_ops - _OpTotals(parsed, source).errors:
         problems.append(
             f'{record.name}: HDR log {record.remote_files[HDR]} holds'
             f' {hdr_ops:,} {op} operations, its text log {text_ops:,}'
@@ -536,9 +543,6 @@ def ResultOfStep(step, record, outputs, settings):
     )
   except histograms.HdrLogError as e:
     raise PhaseOutputError(step.name, [_HdrProblem(e, records)]) from e
-  problems += _HdrCountProblems(step, records, parsed, merge)
-  if problems:
-    raise PhaseOutputError(step.name, problems)
   groups = {}
   for run in step.runs:
     ops = _OpsOf(run, parsed[run.loader_index])
@@ -548,6 +552,9 @@ def ResultOfStep(step, record, outputs, settings):
           parsed[run.loader_index],
           TOTAL if len(ops) == 1 else op,
       ))
+  problems += _HdrCountProblems(groups, merge)
+  if problems:
+    raise PhaseOutputError(step.name, problems)
   fixed_ops = {
       op
       for run in step.runs

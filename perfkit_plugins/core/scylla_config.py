@@ -276,5 +276,5 @@ def ScyllaYamlContext(
 
 
 def RackDcContext():
-  """Template context for data/scylla_phases/scylla/cassandra-rackdc.properties.j2."""
+  """Template context for data/scylla_phases/scylla/cassandra-rackdc.*.j2."""
   return {'dc': DATACENTER, 'rack': RACK}

@@ -10,7 +10,6 @@ This module is the thin PKB shell: flags, config and conversion of results
 into samples. The work lives in perfkit_plugins (operations and core).
 """
 
-import dataclasses
 import datetime
 import json
 import logging
@@ -31,6 +30,7 @@ from perfkit_plugins import clocks
 from perfkit_plugins import cluster
 from perfkit_plugins import discovery
 from perfkit_plugins import engines
+from perfkit_plugins import raw_outputs
 from perfkit_plugins import run_sequence
 from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins import stress_install
@@ -262,6 +262,11 @@ def SettingsFromConfig(benchmark_config):
   )
 
 
+def _DecodedLocalSsdRequest(servers):
+  """Local SSDs the decoded servers group asks for at creation (GCE n2...)."""
+  return getattr(servers.vm_spec, 'num_local_ssds', 0) or 0
+
+
 def LocalSsds(settings, servers):
   """Local SSDs of one server of the decoded servers group (0: network)."""
   if settings.data_disk != 'local':
@@ -269,7 +274,7 @@ def LocalSsds(settings, servers):
   return local_disks.LocalSsdCount(
       settings.cloud,
       settings.server_machine_type,
-      getattr(servers.vm_spec, 'num_local_ssds', 0) or 0,
+      _DecodedLocalSsdRequest(servers),
   )
 
 
@@ -355,7 +360,7 @@ def _CheckPkbDiskFlags(settings, servers):
       settings.cloud,
       settings.server_machine_type,
       settings.data_disk,
-      getattr(servers.vm_spec, 'num_local_ssds', 0) or 0,
+      _DecodedLocalSsdRequest(servers),
       settings.network_disk_gb,
       settings.engine,
   )
@@ -523,12 +528,9 @@ def Run(benchmark_spec):
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
   measured = clocks.MeasureClockOffsets(servers + loaders)
-  with open(os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), 'w') as f:
-    json.dump(
-        {name: dataclasses.asdict(offset) for name, offset in measured.items()},
-        f,
-        indent=2,
-    )
+  raw_outputs.WriteJson(
+      os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured
+  )
   offsets = {name: offset.offset_s for name, offset in measured.items()}
   context = _RunContext(settings, engine, servers)
   steps = _PlanSteps(
