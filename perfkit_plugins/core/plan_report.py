@@ -8,13 +8,12 @@ assumptions, and say so.
 
 Assumptions (each printed next to the number it produces):
 
-* Write throughput per server vCPU, for the populate estimate and the
-  "fixed rate above the expected maximum" warning (WRITE_OPS_PER_VCPU):
-  ScyllaDB 8,450 op/s, the Z3 study's write-only result (2.23M op/s on
-  3 x z3-highmem-88, 264 vCPUs, 1 KB rows, RF 3, QUORUM); Apache Cassandra
-  1,751 op/s, the c3.2xlarge study's populate (810,774,192 partitions in
-  19,289 s on 3 x c3.2xlarge, 24 vCPUs). Real rates depend on row size,
-  disks, release and loaders; the populate step prints its real rate.
+* Write throughput, for the populate estimate and the "fixed rate above
+  the expected maximum" warnings: write_rates.ExpectedWriteRate, the lower
+  of what the servers sustained in the published run closest to this one
+  (same engine and machine family) and what the writing loaders have been
+  seen to drive. Real rates depend on row size, disks, release and
+  loaders; the populate step prints its real rate.
 * Quiesce (waiting until no node compacts) has no estimate: it lasts at
   least the settle window and at most the timeout; the c3.2xlarge study
   measured 21 minutes (ScyllaDB) and 7 h 32 min (Cassandra) after populate.
@@ -31,18 +30,8 @@ from perfkit_plugins.core import machines
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import sizing
 from perfkit_plugins.core import tuning
+from perfkit_plugins.core import write_rates
 
-# Write op/s per server vCPU by engine: see the module docstring.
-WRITE_OPS_PER_VCPU = {'scylla': 8450, 'cassandra': 1751}
-WRITE_RATE_SOURCES = {
-    'scylla': (
-        'Z3 study: 2.23M write op/s on 3 x z3-highmem-88 = 8.45K per vCPU'
-    ),
-    'cassandra': (
-        'c3.2xlarge study: Cassandra populated 810,774,192 partitions in'
-        ' 19,289 s on 24 vCPUs = 1,751 per vCPU'
-    ),
-}
 # Provisioning, install, tuning and bring-up, assumed (not measured).
 SETUP_S = 1200
 # Requests per second one cassandra-stress thread can complete at 1 ms each.
@@ -170,13 +159,35 @@ def UsedDistributions(settings):
   return used
 
 
-def ExpectedWriteRate(settings, shapes):
-  """Cluster write op/s assumed for estimates (WRITE_OPS_PER_VCPU)."""
-  return (
-      WRITE_OPS_PER_VCPU[settings.engine]
-      * settings.server_count
-      * shapes.server_shape.vcpus
+def ExpectedWriteRate(settings, shapes, writers=None):
+  """write_rates.WriteRate of these servers driven by `writers` loaders.
+
+  Args:
+    settings: validated Settings.
+    shapes: Machines.
+    writers: loaders that write; None for all of them.
+  """
+  writers = settings.loader_count if writers is None else writers
+  loader_vcpus = None
+  if shapes.loader_shape is not None:
+    loader_vcpus = writers * shapes.loader_shape.vcpus
+  return write_rates.ExpectedWriteRate(
+      settings.engine,
+      settings.server_machine_type,
+      settings.server_count * shapes.server_shape.vcpus,
+      loader_vcpus,
   )
+
+
+def RateNote(rate):
+  """How a write_rates.WriteRate was obtained, bound first."""
+  servers = f'servers {FormatCount(rate.server_bound)} op/s: {rate.server_note}'
+  if rate.loader_bound is None:
+    return f'{servers}; loaders: shape unknown'
+  loaders = f'loaders {FormatCount(rate.loader_bound)} op/s: {rate.loader_note}'
+  if rate.bound == write_rates.BOUND_LOADERS:
+    return f'bound by the {loaders}; {servers}'
+  return f'bound by the {servers}; {loaders}'
 
 
 def PredictedShards(shape):
@@ -260,11 +271,11 @@ def _StepEstimate(step, settings, write_rate):
   operations = sum(run.operations for run in step.runs)
   return StepEstimate(
       step.name,
-      operations / write_rate,
+      operations / write_rate.ops_per_second,
       BASIS_ESTIMATED,
-      f'{FormatCount(operations)} writes at {FormatCount(write_rate)} op/s'
-      f' ({FormatCount(WRITE_OPS_PER_VCPU[settings.engine])} per server vCPU,'
-      f' {WRITE_RATE_SOURCES[settings.engine]})',
+      f'{FormatCount(operations)} writes at'
+      f' {FormatCount(write_rate.ops_per_second)} op/s'
+      f' ({RateNote(write_rate)})',
   )
 
 
@@ -347,14 +358,23 @@ def _FixedRates(settings):
 
 def _RateWarnings(settings, shapes):
   warnings = []
-  maximum = ExpectedWriteRate(settings, shapes)
   for flag, rate, threads, loaders in _FixedRates(settings):
-    if rate > maximum:
+    expected = ExpectedWriteRate(settings, shapes, loaders)
+    if rate > expected.server_bound:
       warnings.append(
           f'--scylla_{flag}: {FormatCount(rate)} op/s is above the expected'
-          f' maximum write rate of {FormatCount(maximum)} op/s'
-          f' ({FormatCount(WRITE_OPS_PER_VCPU[settings.engine])} per server'
-          ' vCPU): that step would measure an overloaded cluster'
+          ' maximum write rate of the servers,'
+          f' {FormatCount(expected.server_bound)} op/s'
+          f' ({expected.server_note}): that step would measure an'
+          ' overloaded cluster'
+      )
+    if expected.loader_bound is not None and rate > expected.loader_bound:
+      warnings.append(
+          f'--scylla_{flag}: {FormatCount(rate)} op/s is more than its'
+          f' {loaders} writing loader(s) are known to drive,'
+          f' {FormatCount(expected.loader_bound)} op/s'
+          f' ({expected.loader_note}): the schedule may fall behind'
+          ' (--scylla_loader_count)'
       )
     per_loader = -(-rate // loaders)
     if per_loader > threads * MAX_OPS_PER_THREAD:

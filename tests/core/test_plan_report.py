@@ -9,6 +9,7 @@ from perfkit_plugins.core import machines
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import plan_report
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import write_rates
 
 _CS = '/opt/pkb/cassandra-stress/bin/cassandra-stress'
 _DIR = '/tmp/pkb/scylla_phases'
@@ -87,11 +88,40 @@ def test_cassandra_populate_estimate_is_the_c3_study_populate_time():
   assert '810,774,192 writes at 42,024 op/s' in populate.note
 
 
+def test_scylla_populate_estimate_is_the_c3_study_populate_time():
+  settings = _Settings(**_C3_STUDY)
+  _, estimate = _Report(settings, _Machines(settings))
+  (populate,) = [e for e in estimate.steps if e.name == 'populate']
+  # The study: 16,039 s (4 h 27 min) for 810,774,192 partitions.
+  assert populate.seconds == pytest.approx(16039, rel=0.001)
+  assert '810,774,192 writes at 50,544 op/s (bound by the servers' in (
+      populate.note
+  )
+  assert 'ScyllaDB 1.6.1 populated' in populate.note
+
+
 def test_scylla_write_rate_is_the_z3_study_write_rate():
   settings = _Settings(**_Z3_STUDY)
   rate = plan_report.ExpectedWriteRate(settings, _Machines(settings))
-  # The study: 2.23M write op/s on 3 x z3-highmem-88.
-  assert rate == pytest.approx(2.23e6, rel=0.001)
+  # The study: 2.23M write op/s on 3 x z3-highmem-88, with 900 loader
+  # vCPUs that could drive more.
+  assert rate.ops_per_second == pytest.approx(2.23e6, rel=0.001)
+  assert rate.bound == write_rates.BOUND_SERVERS
+  n2 = _Settings(**dict(_Z3_STUDY, server_machine_type='n2-highmem-96'))
+  rate = plan_report.ExpectedWriteRate(n2, _Machines(n2))
+  assert rate.ops_per_second == pytest.approx(1.97e6, rel=0.002)
+
+
+def test_few_loaders_bound_the_populate_estimate():
+  settings = _Settings(**dict(_Z3_STUDY, loader_count=2))
+  _, estimate = _Report(settings, _Machines(settings))
+  (populate,) = [e for e in estimate.steps if e.name == 'populate']
+  # 2 x 30 loader vCPUs x 3,750 op/s.
+  assert populate.note.startswith(
+      '2,952,790,016 writes at 225,000 op/s (bound by the loaders 225,000'
+      ' op/s: 60 loader vCPUs x 3,750 op/s'
+  )
+  assert populate.seconds == pytest.approx(2952790016 / 225000)
 
 
 @pytest.mark.parametrize(
@@ -160,7 +190,7 @@ def test_estimate_adds_fixed_and_estimated_steps_and_bounds_quiesce():
   steps = _Plan(settings, shapes)
   estimate = plan_report.Estimate(settings, steps, shapes)
   fixed = sum(s.expected_duration_s or 0 for s in steps)
-  populate = 810774192 / (8450 * 24)
+  populate = 810774192 / (2106 * 24)
   # quiesce after populate, then one flush-and-quiesce between the 4 rates.
   assert estimate.quiesce_steps == 4
   assert estimate.known_s == pytest.approx(
@@ -252,9 +282,38 @@ def test_fixed_rates_above_the_expected_maximum():
   assert len(warnings) == 2
   assert warnings[0].startswith(
       '--scylla_latency_rates: 50,000 op/s is above the expected maximum'
-      ' write rate of 42,024 op/s'
+      ' write rate of the servers, 42,024 op/s (24 server vCPUs x 1,751'
   )
   assert warnings[1].startswith('--scylla_rdw_write_rate: 45,000 op/s')
+
+
+def test_scylla_fixed_rate_above_the_c3_study_populate_rate():
+  # ScyllaDB on 3 x c3.2xlarge populated at 50,544 op/s in the study.
+  settings = _Settings(**dict(_C3_STUDY, loader_count=11))
+  assert _Warnings(settings, _Priced(settings)) == []
+  faster = _Settings(
+      **dict(_C3_STUDY, loader_count=11, latency_rates=(30000, 60000))
+  )
+  (warning,) = _Warnings(faster, _Priced(faster))
+  assert warning.startswith(
+      '--scylla_latency_rates: 60,000 op/s is above the expected maximum'
+      ' write rate of the servers, 50,544 op/s'
+  )
+
+
+def test_fixed_rate_above_what_its_writing_loaders_drive():
+  # The c3 study's reads during writes: 30,000 op/s from one 8-vCPU
+  # writer, the most a loader vCPU is known to drive; 40,000 is more.
+  settings = _Settings(**dict(_C3_STUDY, rdw_write_rate=40000))
+  warnings = _Warnings(settings, _Priced(settings))
+  assert [w.split(':')[0] for w in warnings] == [
+      'loaders',
+      '--scylla_rdw_write_rate',
+  ]
+  assert warnings[1].startswith(
+      '--scylla_rdw_write_rate: 40,000 op/s is more than its 1 writing'
+      ' loader(s) are known to drive, 30,000 op/s (8 loader vCPUs x 3,750'
+  )
 
 
 def test_fixed_rate_beyond_what_the_threads_can_keep():
@@ -328,7 +387,7 @@ def test_rendered_plan_lists_every_command_range_price_and_warning():
       in text
   )
   assert 'Warnings\n  ! loaders: 3 x m4.2xlarge (24 vCPUs)' in text
-  assert re.search(r'populate +1h 06m 38s  estimated: ', text)
+  assert re.search(r'populate +4h 27m 21s  estimated: ', text)
 
 
 def test_rendered_plan_of_local_ssds_and_shards():

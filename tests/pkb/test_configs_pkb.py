@@ -203,7 +203,25 @@ def test_c3_study_plan_keeps_the_study_parameters(tmp_path):
     assert body.count('reader keys 1..810774192 20 threads starts after') == 2
     assert body.count(' duration=3600s ') >= 2
   assert 'Apache Cassandra 5.0.9' in cassandra
+  # Estimated from each engine's own populate rate in the study (4 h 27 min
+  # and 5 h 21 min), and no warning about the ladder's rates.
+  assert re.search(r'populate +4h 27m 21s  estimated', scylla)
   assert re.search(r'populate +5h 21m 33s  estimated', cassandra)
+  for body in (scylla, cassandra):
+    assert '! --scylla_' not in body
+
+
+def test_smoke_config_plan_stays_within_30_minutes(tmp_path):
+  result = RunPlan(tmp_path, '--benchmark_config_file=scylla_phases_smoke.yaml')
+  ((_, body),) = _Sections(result.stdout)
+  # The worst case: every quiesce to its timeout, with the assumed setup and
+  # the estimated populate.
+  longest = re.search(
+      r'to (?:(\d+)h )?(\d+)m (\d+)s \(every quiesce to its timeout\)', body
+  )
+  hours, minutes, seconds = (int(g or 0) for g in longest.groups())
+  assert 3600 * hours + 60 * minutes + seconds <= 30 * 60
+  assert re.search(r'populate +\d+s  estimated', body)
 
 
 def test_plan_flags_on_the_command_line(tmp_path):
@@ -219,7 +237,7 @@ def test_plan_flags_on_the_command_line(tmp_path):
   assert '  loaders: 10 x n2-highcpu-32:' in body
   assert (
       '! --scylla_latency_rates: 3,000,000 op/s is above the expected'
-      ' maximum write rate of 2,230,800 op/s'
+      ' maximum write rate of the servers, 2,230,800 op/s'
       in body
   )
   assert '! loaders: 10 x n2-highcpu-32 (320 vCPUs) may be too few' in body
