@@ -10,6 +10,9 @@
   populate throughput above it (the c3.2xlarge study's Figure 1).
 
 Every figure is FIGURE_SIZE_IN inches at DPI: WIDTH_PX x HEIGHT_PX pixels.
+With several runs, a line's style says its run (RUN_LINE_STYLES, run [1]
+solid) and its colour says what it shows (the same step, op type and kind
+has the same colour in every run), so runs compare line against line.
 """
 
 import os
@@ -20,6 +23,28 @@ from perfkit_plugins.core import results_tables
 FIGURE_SIZE_IN = (12, 7)
 DPI = 100
 WIDTH_PX, HEIGHT_PX = FIGURE_SIZE_IN[0] * DPI, FIGURE_SIZE_IN[1] * DPI
+RUN_LINE_STYLES = ('-', '--', ':', '-.')
+RUN_MARKERS = ('o', 's', '^', 'D')
+
+
+def RunStyle(index):
+  """Line style and marker of run `index` (0-based), repeating after 4."""
+  return (
+      RUN_LINE_STYLES[index % len(RUN_LINE_STYLES)],
+      RUN_MARKERS[index % len(RUN_MARKERS)],
+  )
+
+
+class _Colours:
+  """One colour per thing shown, the same in every run's lines."""
+
+  def __init__(self):
+    self._assigned = {}
+
+  def __call__(self, key):
+    if key not in self._assigned:
+      self._assigned[key] = f'C{len(self._assigned) % 10}'
+    return self._assigned[key]
 
 
 def _Pyplot():
@@ -80,27 +105,26 @@ def PlotPhaseSeries(runs, phase, path):
   figure, (rate_axes, p99_axes) = pyplot.subplots(
       2, 1, figsize=FIGURE_SIZE_IN, sharex=True
   )
+  colours = {rate_axes: _Colours(), p99_axes: _Colours()}
   for i, run in enumerate(runs):
+    style, _ = RunStyle(i)
     rates = _InPhase(run, results_tables.SeriesOf(run, 'op_rate_series'), phase)
     p99s = _InPhase(
         run, results_tables.SeriesOf(run, 'latency_p99_series'), phase
     )
     start = min((s.start_ms for s in rates + p99s), default=0)
     prefix = f'[{i + 1}] '
-    for s in rates:
-      offset = (s.start_ms - start) / 1000
-      rate_axes.plot(
-          [t + offset for t in s.times_s],
-          s.values,
-          label=f'{prefix}{s.step} {s.op}',
-      )
-    for s in p99s:
-      offset = (s.start_ms - start) / 1000
-      p99_axes.plot(
-          [t + offset for t in s.times_s],
-          s.values,
-          label=f'{prefix}{s.step} {s.op} {s.kind}',
-      )
+    for axes, series in ((rate_axes, rates), (p99_axes, p99s)):
+      for s in series:
+        offset = (s.start_ms - start) / 1000
+        what = f'{s.step} {s.op}' + (f' {s.kind}' if axes is p99_axes else '')
+        axes.plot(
+            [t + offset for t in s.times_s],
+            s.values,
+            linestyle=style,
+            color=colours[axes](what),
+            label=f'{prefix}{what}',
+        )
   rate_axes.set_ylabel('op/s')
   p99_axes.set_ylabel('p99 latency (ms)')
   p99_axes.set_xlabel(f'seconds since the start of {phase}')
@@ -138,11 +162,13 @@ def PlotLadder(runs, path):
   ):
     for i, run in enumerate(runs):
       points = _LadderLine(run, metric)
+      style, marker = RunStyle(i)
       if points:
         axes.plot(
             [rate for rate, _ in points],
             [ms for _, ms in points],
-            marker='o',
+            linestyle=style,
+            marker=marker,
             label=f'[{i + 1}]',
         )
     axes.set_ylim(bottom=0)
@@ -188,7 +214,12 @@ def PlotQuiesceTimeline(runs, path):
         if s.step == 'populate'
     ]
     for s in populate:
-      rate_axes.plot(s.times_s, s.values, label=f'[{i + 1}] populate {s.op}')
+      rate_axes.plot(
+          s.times_s,
+          s.values,
+          linestyle=RunStyle(i)[0],
+          label=f'[{i + 1}] populate {s.op}',
+      )
     times = _QuiesceTimes(run)
     if times:
       populate_s, total_s = times

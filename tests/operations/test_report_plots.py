@@ -112,3 +112,42 @@ def test_report_command_names_an_unreadable_file(tmp_path, capsys):
   assert capsys.readouterr().err == (
       f'scylla-phases-report: {missing}: No such file or directory\n'
   )
+
+
+def test_runs_differ_by_line_style_and_steps_share_colours(
+    tmp_path, runs, monkeypatch
+):
+  figures = []
+  save = report_plots._Save  # pylint: disable=protected-access
+
+  def Keep(figure, path):
+    figures.append([
+        [(l.get_label(), l.get_linestyle(), l.get_color()) for l in a.lines]
+        for a in figure.axes
+    ])
+    return save(figure, path)
+
+  monkeypatch.setattr(report_plots, '_Save', Keep)
+  report_plots.PlotPhaseSeries(runs, 'latency', str(tmp_path / 'l.png'))
+  report_plots.PlotLadder(runs, str(tmp_path / 'ladder.png'))
+  (rate_lines, p99_lines), ladder = figures
+  for lines in (rate_lines, p99_lines):
+    by_run = {}
+    for label, style, colour in lines:
+      run, what = label.split(' ', 1)
+      by_run.setdefault(run, {})[what] = (style, colour)
+    assert sorted(by_run) == ['[1]', '[2]']
+    assert by_run['[1]'].keys() == by_run['[2]'].keys()
+    for what, (style, colour) in by_run['[1]'].items():
+      assert style == '-'
+      assert by_run['[2]'][what] == ('--', colour)
+    colours = [colour for _, colour in by_run['[1]'].values()]
+    assert len(set(colours)) == len(colours)
+  for axes_lines in ladder:
+    assert [style for _, style, _ in axes_lines] == ['-', '--']
+
+
+def test_run_styles_repeat_after_four():
+  assert report_plots.RunStyle(0) == ('-', 'o')
+  assert report_plots.RunStyle(1) == ('--', 's')
+  assert report_plots.RunStyle(4) == report_plots.RunStyle(0)
