@@ -6,9 +6,15 @@ several machines stay exact to well under a second.
 """
 
 import concurrent.futures
+import datetime
 import time
 
 from perfkit_plugins.core import clocks
+
+
+def UtcDate():
+  """Today's date on the controller, in UTC (YYYY-MM-DD): a run's date."""
+  return datetime.datetime.now(datetime.timezone.utc).date().isoformat()
 
 
 def MeasureClockOffset(vm, samples=5, clock=time.time):

@@ -20,12 +20,12 @@ is imported from the Python path or from the checkout at $PKB_CHECKOUT
 core/plan_report.py.
 """
 
-import datetime
 import importlib
 import importlib.util
 import os
 import sys
 
+from perfkit_plugins import clocks
 from perfkit_plugins import stress_install
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import machines
@@ -137,7 +137,7 @@ def MachinesOf(settings, local_ssds):
         f' {settings.server_machine_type!r}; the plan needs its vCPUs and'
         ' memory (core/machines.py)'
     )
-  today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+  today = clocks.UtcDate()
   return plan_report.Machines(
       server_shape=server_shape,
       local_ssds=local_ssds,

@@ -50,15 +50,18 @@ def synthetic(tmp_path):
   _Write(plugin / 'benchmarks' / 'demo_benchmark.py', 'NAME = "demo"\n')
   _Write(plugin / 'packages' / 'demo_pkg.py', 'COUNT = []\nCOUNT.append(1)\n')
 
+  directories = {
+      'perfkitbenchmarker.linux_benchmarks': str(plugin / 'benchmarks'),
+      'perfkitbenchmarker.linux_packages': str(plugin / 'packages'),
+  }
+
   def Run(body, env=None):
     script = textwrap.dedent(f"""\
         import sys
         sys.path[:0] = [{str(fake_pkb)!r}, {str(plugin)!r}]
         from perfkit_plugins import discovery
         discovery.Install(make_finder=lambda: discovery.PluginFinder(
-            {{'perfkitbenchmarker.linux_benchmarks': {str(plugin / 'benchmarks')!r},
-              'perfkitbenchmarker.linux_packages': {str(plugin / 'packages')!r}}},
-            private_names=('packages', 'benchmarks')))
+            {directories!r}, private_names=('packages', 'benchmarks')))
         """) + textwrap.dedent(body)
     full_env = dict(os.environ, PYTHONPATH=str(REPO), **(env or {}))
     if not env:

@@ -10,7 +10,6 @@ This module is the thin PKB shell: flags, config and conversion of results
 into samples. The work lives in perfkit_plugins (operations and core).
 """
 
-import datetime
 import json
 import logging
 import os
@@ -509,7 +508,7 @@ def _RunContext(settings, engine, servers):
       server_price=cost.LookUp(
           settings.server_machine_type,
           settings.server_price_per_hour,
-          datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+          clocks.UtcDate(),
       ),
       tuning=tuning,
   )
