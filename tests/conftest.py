@@ -6,6 +6,7 @@ import pytest
 
 from perfkit_plugins import phase_runner
 from perfkit_plugins.core import histograms
+from perfkit_plugins.core import plan
 
 TESTDATA = pathlib.Path(__file__).parent / 'testdata'
 
@@ -60,13 +61,6 @@ def shifted_hdr():
   return Shift
 
 
-# The real runs in testdata/stress that stand for each phase's stress steps.
-STRESS_SOURCES = {
-    'populate': 'populate',
-    'read': 'read_small',
-    'latency': 'latency_1000',
-    'mixed': 'mixed',
-}
 STRESS_EXTENSIONS = {
     'stdout': 'out',
     'log': 'log',
@@ -74,21 +68,43 @@ STRESS_EXTENSIONS = {
     'times': 'times',
     'cpu': 'cpu',
 }
+# Warm-up steps serve the capture of the read they warm up.
+_WARMUP_SOURCES = {
+    'read_warmup': 'read_small',
+    'read_cache_warmup': 'read_cache',
+}
+
+
+def StressSource(step, run):
+  """The real capture in testdata/stress that a loader serves for `run`.
+
+  Returns the capture's file stem: the step's own name for loader 0 of
+  most steps; for a fixed-rate step the capture at the loader's own rate
+  (latency_500, latency_1000); for reads during writes the writer's
+  (loader0) or the reader's (loader1) files of the two-loader capture.
+  """
+  if step.phase == 'latency':
+    return f'latency_{run.rate}.loader0'
+  if step.phase == 'reads_during_writes':
+    return f'{step.name}.loader{0 if run.role == plan.ROLE_WRITER else 1}'
+  return f'{_WARMUP_SOURCES.get(step.name, step.name)}.loader0'
 
 
 @pytest.fixture
 def stress_output():
-  """Returns Read(phase, kind): a real loader file of a step of that phase.
+  """Returns Read(source, kind): a real loader file of testdata/stress.
 
-  `kind` is a phase_results file kind (stdout, log, hdr, times, cpu); the
-  files are one loader's outputs of the plan's own commands, run through
-  the loader wrapper (testdata/stress/README.md). The read phase's steps
-  all get the small read, the latency steps the 1,000 op/s run.
+  `source` is a capture's file stem ('populate.loader0', see StressSource),
+  `kind` a phase_results file kind (stdout, log, hdr, times, cpu); the files
+  are loader outputs of the plan's own commands, run through the loader
+  wrapper (testdata/stress/README.md).
   """
 
-  def Read(phase, kind):
-    name = f'{STRESS_SOURCES[phase]}.loader0.{STRESS_EXTENSIONS[kind]}'
-    return (TESTDATA / 'stress' / name).read_text()
+  def Read(source, kind):
+    path = TESTDATA / 'stress' / f'{source}.{STRESS_EXTENSIONS[kind]}'
+    if not path.is_file():
+      raise AssertionError(f'no real capture {path.name} in testdata/stress')
+    return path.read_text()
 
   return Read
 
@@ -98,10 +114,10 @@ def serve_stress_outputs(stress_output):
   """Returns Serve(vms, steps, missing=()): loaders that write real outputs.
 
   Each FakeVm of `vms` (loader i is vms[i]) answers the loader wrapper of
-  every run planned for it in `steps` by writing the real files of a step
-  of the same phase (see stress_output) into its remote_files; a command
-  it was not planned to run fails the test. `missing` holds (step name,
-  loader index, file kind) that the loader does not write.
+  every run planned for it in `steps` by writing the real files of the
+  capture StressSource chooses into its remote_files; a command it was not
+  planned to run fails the test. `missing` holds (step name, loader index,
+  file kind) that the loader does not write.
   """
 
   def Serve(vms, steps, missing=()):
@@ -113,7 +129,9 @@ def serve_stress_outputs(stress_output):
           if vm is vms[run.loader_index] and run.command in command:
             for kind, path in phase_runner.RemotePaths(run).items():
               if (step.name, run.loader_index, kind) not in missing:
-                vm.remote_files[path] = stress_output(step.phase, kind)
+                vm.remote_files[path] = stress_output(
+                    StressSource(step, run), kind
+                )
             return ''
         raise AssertionError(f'{vm.name}: unplanned command {command}')
 

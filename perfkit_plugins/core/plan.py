@@ -20,8 +20,12 @@ Sizing choices (METHODOLOGY.md leaves the arithmetic open):
   replication (what one calls "a 1 TB data set").
 * Medium reads: a gaussian puts 95.4% of the reads within +-2 stdev of the
   mean, so its working set is 4 x stdev keys. With the same per-node view,
-  4 x stdev x row x RF = medium_working_set_to_ram x cluster RAM. A stdev above
-  K gives nearly uniform reads, so it is capped at K.
+  4 x stdev x row x RF = medium_working_set_to_ram x cluster RAM. The stdev is
+  capped at K / 4, where +-2 stdev span all the keys: cassandra-stress does
+  not redraw a gaussian draw outside 1..K, it clamps it to key 1 or K
+  (DistributionBoundApache), so a wider gaussian would not read uniformly but
+  send most reads to those two keys (a real read of gaussian(1..200000,
+  100000,200000) sent 62% there: tests/testdata/stress/README.md).
 
 Threads per loader: populate_threads to populate; latency_threads for every
 fixed-rate writer (the latency ladder and the writers of reads during
@@ -218,7 +222,8 @@ def _Middle(num_keys):
 def MediumStdev(num_keys, cluster_ram_bytes, row_bytes, settings):
   """Stdev (keys) giving a +-2 stdev working set of the ratio x cluster RAM.
 
-  4 x stdev x row x RF = ratio x cluster RAM (module docstring), capped at K.
+  4 x stdev x row x RF = ratio x cluster RAM, capped at K / 4 so that +-2
+  stdev stay within the keys (module docstring).
   """
   _CheckRam(cluster_ram_bytes, 'medium_working_set_to_ram')
   stdev = (
@@ -226,7 +231,8 @@ def MediumStdev(num_keys, cluster_ram_bytes, row_bytes, settings):
       * cluster_ram_bytes
       / (GAUSSIAN_WORKING_SET_STDEVS * row_bytes * settings.replication_factor)
   )
-  return max(1, min(num_keys, round(stdev)))
+  widest = num_keys // GAUSSIAN_WORKING_SET_STDEVS
+  return max(1, min(widest, round(stdev)))
 
 
 def ReadDistributions(num_keys, cluster_ram_bytes, row_bytes, settings):

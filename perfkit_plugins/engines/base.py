@@ -9,13 +9,21 @@ import abc
 
 
 class Engine(abc.ABC):
-  """One database, on any number of server VMs."""
+  """One database, on any number of server VMs.
+
+  Attributes:
+    settings: validated settings.Settings.
+    volumes: raid.DataVolume of each server whose data volume this engine
+      built, by VM name (Configure fills it; the benchmark keeps it on the
+      spec from Prepare to Run, which may run in another process).
+  """
 
   # 'scylla' or 'cassandra', as in settings.ENGINES.
   NAME = ''
 
   def __init__(self, settings):
     self.settings = settings
+    self.volumes = {}
 
   @abc.abstractmethod
   def Install(self, vm):

@@ -229,7 +229,6 @@ class ScyllaEngine(base.Engine):
 
   Attributes:
     tuning_records: TuningRecord of every configured server, by VM name.
-    volumes: raid.DataVolume of every configured server, by VM name.
   """
 
   NAME = 'scylla'
@@ -247,7 +246,6 @@ class ScyllaEngine(base.Engine):
     self.output_dir = output_dir
     self.extra_yaml = scylla_config.ParseYamlExtra(settings.yaml_extra)
     self.tuning_records = {}
-    self.volumes = {}
     self._io_files = None
     self._lock = threading.Lock()
 
@@ -287,13 +285,18 @@ class ScyllaEngine(base.Engine):
   def Tuning(self, vms):
     """Every node's tuning read back, as the cluster's sample metadata.
 
-    Differences to the rule and between nodes are logged; a key on which
-    the nodes differ lists every node's value (tuning.ClusterMetadata).
+    With each node's data volume (member disks, device, file system, mount
+    options) where this engine configured it. Differences to the rule and
+    between nodes are logged; a key on which the nodes differ lists every
+    node's value (tuning.ClusterMetadata).
     """
     records = [
         ReadTuning(vm, self.settings.nic or self._DefaultNic(vm)) for vm in vms
     ]
     per_node, _ = TuningReport(records, self.settings.release)
+    for node, volume in self.volumes.items():
+      if node in per_node:
+        per_node[node].update(volume.Metadata())
     metadata, differences = tuning.ClusterMetadata(per_node)
     for difference in differences:
       logging.warning('ScyllaDB tuning differs: %s', difference)

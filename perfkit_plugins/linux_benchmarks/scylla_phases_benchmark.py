@@ -450,6 +450,7 @@ def Prepare(benchmark_spec):
 
   background_tasks.RunThreaded(_Install, servers + loaders)
   cluster.Configure(engine, servers, run_parallel=background_tasks.RunThreaded)
+  benchmark_spec.scylla_data_volumes = dict(engine.volumes)
   cluster.Start(
       engine, servers, settings.bringup_timeout_s, _OutputDir('bringup_logs')
   )
@@ -526,6 +527,7 @@ def Run(benchmark_spec):
   servers = benchmark_spec.vm_groups[SERVERS]
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
+  engine.volumes.update(getattr(benchmark_spec, 'scylla_data_volumes', {}))
   measured = clocks.MeasureClockOffsets(servers + loaders)
   raw_outputs.WriteJson(
       os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured

@@ -105,22 +105,22 @@ class TickingClock:
     return self.now
 
 
-def Window(stress_output, phase):
+def Window(stress_output, source):
   """A step's window on the controller's clock: the real times file, moved
   back by each loader's clock offset (earliest start, latest end)."""
-  times = phase_results.ParseTimes(stress_output(phase, phase_results.TIMES))
+  times = phase_results.ParseTimes(stress_output(source, phase_results.TIMES))
   return (
       times.start_s - max(LOADER_OFFSETS),
       times.end_s - min(LOADER_OFFSETS),
   )
 
 
-def AfterTheLoads(stress_output):
+def AfterTheLoads():
   """A controller time after every real run's end."""
   return (
       max(
-          phase_results.ParseTimes(stress_output(p, phase_results.TIMES)).end_s
-          for p in ('populate', 'read', 'latency', 'mixed')
+          phase_results.ParseTimes(path.read_text()).end_s
+          for path in (TESTDATA / 'stress').glob('*.times')
       )
       + 60
   )
@@ -233,7 +233,7 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   servers, loaders = Servers(), make_loaders(steps)
-  clock = TickingClock(AfterTheLoads(stress_output))
+  clock = TickingClock(AfterTheLoads())
   outcomes, notices = RunAll(tmp_path, settings, servers, loaders, steps, clock)
 
   assert [o.step.name for o in outcomes] == STEP_NAMES
@@ -282,12 +282,13 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
 
   # Quiesce figures are relative to the load awaited, on the controller's
   # clock (the loaders' times files moved back by their clock offsets):
-  # populate for the quiesce step, the rate before it for a flush-quiesce.
-  window = Window(stress_output, 'populate')
+  # populate for the quiesce step, the rate before it for a flush-quiesce
+  # (latency_2000: 4 loaders at 500 op/s each).
+  window = Window(stress_output, 'populate.loader0')
   # (Epoch seconds: approx's default relative tolerance would be minutes.)
   assert quiesce_calls == [
       pytest.approx(window, abs=1e-6),
-      pytest.approx(Window(stress_output, 'latency'), abs=1e-6),
+      pytest.approx(Window(stress_output, 'latency_500.loader0'), abs=1e-6),
   ]
   quiesce = outcomes[1].result
   assert quiesce.populate_time_s == pytest.approx(window[1] - window[0])
@@ -349,11 +350,11 @@ def testLoaderCommandFailsMidPhase(tmp_path, make_loaders, stress_output):
   failing = {s.name: s for s in steps}['read_medium'].runs[2]
   loaders = make_loaders(steps)
   vm = loaders[2]
-  # What loader 2 had written when its command failed: the real read run
+  # What loader 2 had written when its command failed: the real medium read
   # cut a third of the way, and the real times of a failed command.
   paths = phase_runner.RemotePaths(failing)
   for kind in (phase_results.STDOUT, phase_results.LOG, phase_results.HDR):
-    text = stress_output('read', kind)
+    text = stress_output('read_medium.loader0', kind)
     vm.remote_files[paths[kind]] = text[: len(text) // 3]
   vm.remote_files[paths[phase_results.TIMES]] = (
       TESTDATA / 'loader' / 'loader-fail.times'
@@ -369,7 +370,7 @@ def testLoaderCommandFailsMidPhase(tmp_path, make_loaders, stress_output):
       Servers(),
       loaders,
       steps,
-      TickingClock(AfterTheLoads(stress_output)),
+      TickingClock(AfterTheLoads()),
   )
   statuses = {o.step.name: o.status for o in outcomes}
   assert [statuses[n] for n in STEP_NAMES] == ['ok'] * 3 + ['failed'] + [
@@ -422,7 +423,7 @@ def testMissingHdrFile(tmp_path, make_loaders, stress_output):
       Servers(),
       loaders,
       steps,
-      TickingClock(AfterTheLoads(stress_output)),
+      TickingClock(AfterTheLoads()),
   )
   assert [o.status for o in outcomes] == ['ok'] * 8 + ['failed']
   error = outcomes[-1].error
@@ -447,7 +448,7 @@ def testQuiesceTimesOut(tmp_path, make_loaders, stress_output):
       servers,
       loaders,
       steps,
-      TickingClock(AfterTheLoads(stress_output)),
+      TickingClock(AfterTheLoads()),
   )
   assert [o.status for o in outcomes] == ['ok', 'timeout'] + ['not_run'] * 7
   quiesce = outcomes[1]
@@ -500,7 +501,7 @@ def testUnreachableServerDuringQuiesce(tmp_path, make_loaders, stress_output):
       servers,
       make_loaders(steps),
       steps,
-      TickingClock(AfterTheLoads(stress_output)),
+      TickingClock(AfterTheLoads()),
   )
   assert [o.status for o in outcomes[:2]] == ['ok', 'timeout']
   result = outcomes[1].result

@@ -187,6 +187,14 @@ def test_z3_highmem_88(testdata, tmp_path):
   assert problems == []
   assert metadata['server-0']['scylla_predicted_shards'] == 80
   assert engine.volumes['server-0'].Metadata()['scylla_data_disks'] == 12
+  # The samples say what backs the data directory.
+  published, _ = engine.Tuning([vm])
+  assert {k: published[k] for k in engine.volumes['server-0'].Metadata()} == {
+      'scylla_data_disks': 12,
+      'scylla_data_device': '/dev/md0',
+      'scylla_data_fstype': 'xfs',
+      'scylla_data_mount_options': 'rw,noatime,discard',
+  }
 
   rendered = vm.remote_files['/tmp/pkb/scylla.yaml']
   assert '"10.0.0.2"' in rendered

@@ -23,6 +23,7 @@ assertions any results file must pass.
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -305,5 +306,38 @@ def test_report_on_the_benchmark_run_results(tmp_path):
   """
   text = CheckReport(tmp_path, [RUN_RESULTS])
   assert '[1] scylla 2026.3.1' in text
-  for name in ('populate', 'read_small', 'latency_4000', 'mixed'):
-    assert f'\n  {name} ' in text
+  throughput = text.split('\nThroughput\n')[1].split('\n\n')[0]
+  rows = {tuple(line.split()[:2]) for line in throughput.splitlines()[1:]}
+  assert rows == {
+      ('populate', 'WRITE'),
+      ('read_small', 'READ'),
+      ('read_medium', 'READ'),
+      ('read_large', 'READ'),
+      ('latency_2000', 'WRITE'),
+      ('latency_4000', 'WRITE'),
+      ('reads_during_writes', 'READ'),
+      ('reads_during_writes', 'WRITE'),
+      ('reads_during_writes', 'total'),
+      ('mixed', 'READ'),
+      ('mixed', 'WRITE'),
+      ('mixed', 'total'),
+      ('write_only', 'WRITE'),
+      ('read_cache', 'READ'),
+  }
+  # Reads during writes: the writers' response times at their fixed rate.
+  assert re.search(r'\n  reads_during_writes +WRITE +rt ', text)
+  assert sorted(p.name for p in (tmp_path / 'plots').glob('*.png')) == sorted(
+      [
+          f'{phase}_timeseries.png'
+          for phase in (
+              'populate',
+              'read',
+              'latency',
+              'reads_during_writes',
+              'mixed',
+              'write_only',
+              'read_cache',
+          )
+      ]
+      + ['latency_ladder.png', 'quiesce_timeline.png']
+  )

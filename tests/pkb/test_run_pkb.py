@@ -24,6 +24,7 @@ import time
 
 import pytest
 
+from perfkit_plugins import raid
 from perfkit_plugins import run_sequence
 from perfkit_plugins.core import compactions
 from perfkit_plugins.engines import scylla
@@ -53,19 +54,34 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 RESULTS_FIXTURE = REPO / 'tests' / 'testdata' / 'results'
 RESULTS_NAME = 'scylla_phases_fake_run.json'
 FIXTURES_ENV = 'SCYLLA_PHASES_RUN_FIXTURES'
-# Small settings: 4 x 200,000 keys (one real 200,000-key populate run per
-# loader), 30 s timed steps (the real runs' length), 1 s HDR intervals (the
-# real runs'), no settle window (the fake servers are idle at once).
+# Small settings as the real captures ran (tests/testdata/stress): 4 x
+# 200,000 keys (one real 200,000-key populate run per loader), 30 s timed
+# steps, 1 s HDR intervals, 50 threads (16 for fixed-rate writers, 8 for
+# readers during writes), fixed rates of 500 and 1,000 op/s per loader, two
+# writers at 1,000 op/s and two readers starting 10 s later during writes;
+# no settle window (the fake servers are idle at once).
 ARGS = (
     '--run_uri=fakerun1',
-    '--scylla_phases=populate,quiesce,read,latency,mixed',
+    (
+        '--scylla_phases=populate,quiesce,read,latency,reads_during_writes,mixed,'
+        'write_only,read_cache'
+    ),
     '--scylla_num_keys=800000',
     '--scylla_loader_count=4',
+    '--scylla_threads=50',
+    '--scylla_populate_threads=50',
     '--scylla_read_warmup_s=0',
     '--scylla_read_duration_s=30',
     '--scylla_latency_rates=2000,4000',
     '--scylla_latency_duration_s=30',
+    '--scylla_latency_threads=16',
+    '--scylla_rdw_write_rate=2000',
+    '--scylla_rdw_read_threads=8',
+    '--scylla_rdw_duration_s=30',
+    '--scylla_rdw_read_delay_s=10',
     '--scylla_mixed_duration_s=30',
+    '--scylla_write_only_duration_s=30',
+    '--scylla_read_cache_duration_s=30',
     '--scylla_hdr_interval_s=1',
     '--scylla_quiesce_poll_s=1',
     '--scylla_quiesce_settle_s=0',
@@ -80,7 +96,10 @@ STEPS = (
     ('latency', 'latency_2000'),
     ('latency', 'flush_quiesce_before_latency_4000'),
     ('latency', 'latency_4000'),
+    ('reads_during_writes', 'reads_during_writes'),
     ('mixed', 'mixed'),
+    ('write_only', 'write_only'),
+    ('read_cache', 'read_cache'),
 )
 # z3-highmem-88 (the config's GCP server type): 2 NUMA nodes.
 SERVER_VCPUS = 88
@@ -194,6 +213,17 @@ def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
       for i in range(config_spec.vm_groups['loaders'].vm_count)
   ]
   benchmark_spec.unmanaged_vm_groups = {'servers': servers, 'loaders': loaders}
+  # What Prepare kept of each server's data volume (12 local SSDs of a
+  # z3-highmem-88 in one array), as PKB's pickled spec carries it to Run.
+  benchmark_spec.scylla_data_volumes = {
+      vm.name: raid.DataVolume(
+          tuple(f'/dev/nvme{i}n1' for i in range(1, 13)),
+          '/dev/md0',
+          'xfs',
+          'rw,noatime,discard',
+      )
+      for vm in servers
+  }
   serve_stress_outputs(loaders, Plan(benchmark_spec))
   return benchmark_spec
 
@@ -307,6 +337,9 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   assert op_rate.metadata['scylla_server_vcpus'] == 3 * SERVER_VCPUS
   assert op_rate.metadata['scylla_shards'] == 3 * 80
   assert op_rate.metadata['scylla_loaders'] == 4
+  assert op_rate.metadata['scylla_data_disks'] == 12
+  assert op_rate.metadata['scylla_data_device'] == '/dev/md0'
+  assert op_rate.metadata['scylla_data_mount_options'] == 'rw,noatime,discard'
   assert op_rate.metadata['scylla_price_usd_per_hour'] > 0
 
   def Ops(name):
@@ -324,9 +357,16 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   assert Ops('populate') == {'WRITE'}
   assert Ops('read_large') == {'READ'}
   assert Ops('mixed') == {'READ', 'WRITE', 'total'}
+  assert Ops('write_only') == {'WRITE'}
+  assert Ops('read_cache') == {'READ'}
+  assert Ops('reads_during_writes') == {'READ', 'WRITE', 'total'}
   assert Kinds('read_small', 'READ') == ['st']
   assert Kinds('latency_2000', 'WRITE') == ['rt', 'st']
   assert Kinds('mixed', 'READ') == ['st']
+  # Reads during writes: the writers' fixed rate has response times, the
+  # readers' closed loop service times only.
+  assert Kinds('reads_during_writes', 'WRITE') == ['rt', 'st']
+  assert Kinds('reads_during_writes', 'READ') == ['st']
   # Time series as PKB makes them: values, timestamps (ms) and interval.
   series = [s for s in samples if s.metric.endswith('_series')]
   assert len(series) == sum(
@@ -342,7 +382,14 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
         s.metadata['scylla_window_end'],
     )
     first_s = s.metadata[sample.TIMESTAMPS][0] / 1000
-    assert window[0] - 2 <= first_s <= window[1]
+    # The window is the time every loader of the step ran; the writers of
+    # reads during writes start 10 s before their readers.
+    early = 10 if s.metadata['scylla_step'] == 'reads_during_writes' else 0
+    assert window[0] - 2 - early <= first_s <= window[1], (
+        s.metadata['scylla_step'],
+        s.metadata['scylla_op'],
+        window[0] - first_s,
+    )
 
   # Observers heard every step once, in order; PKB's tracer too.
   names = [name for _, name in STEPS]
@@ -479,7 +526,10 @@ def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
       'latency_2000': (0, 'not_run'),
       'flush_quiesce_before_latency_4000': (0, 'not_run'),
       'latency_4000': (0, 'not_run'),
+      'reads_during_writes': (0, 'not_run'),
       'mixed': (0, 'not_run'),
+      'write_only': (0, 'not_run'),
+      'read_cache': (0, 'not_run'),
   }
   # The figures measured before the failure are all there.
   assert 'op_rate' in Metrics(by_step['read_small'])
