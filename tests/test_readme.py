@@ -24,3 +24,18 @@ def test_ci_runs_the_readme_test_command():
   assert '.venv/bin/python -m pytest' in README
   assert re.search(r'"\$venv/bin/python" -m pytest', ci)
   assert 'bash .ci/run --setup' in README
+
+
+def test_example_report_is_the_reports_output_on_the_run_fixture(capsys):
+  # pylint: disable=g-import-not-at-top
+  from perfkit_plugins import report_command
+
+  # pylint: enable=g-import-not-at-top
+  fixture = 'tests/testdata/results/scylla_phases_fake_run.json'
+  assert f'`scylla-phases-report {fixture}`' in README
+  assert report_command.Main([str(REPO / fixture), '--no_plots']) == 0
+  printed = capsys.readouterr().out.rstrip('\n')
+  example = README.split('### Example\n', 1)[1].split('```\n')[1]
+  assert example.rstrip('\n') == printed, 'README example is stale'
+  image = re.search(r'!\[[^]]*\]\(([^)]+\.png)\)', README).group(1)
+  assert (REPO / image).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
