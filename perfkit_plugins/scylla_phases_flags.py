@@ -140,6 +140,11 @@ FLAG_HELP = (
     ('workload', 'column_count', 'Columns per row.'),
     ('read', 'read_warmup_s', 'Cache warm-up before the small read.'),
     ('read', 'read_duration_s', 'Duration of each read sub-phase.'),
+    (
+        'read',
+        'read_small_duration_s',
+        'Duration of the small read; 0: --scylla_read_duration_s.',
+    ),
     ('read', 'read_small_stdev', 'Gaussian stdev of the small read.'),
     (
         'read',

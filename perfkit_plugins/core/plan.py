@@ -444,16 +444,22 @@ def _Quiesce(ctx):
   ]
 
 
-def _ReadsOf(ctx, phase, sizes, duration_s):
+def _ReadsOf(ctx, phase, durations):
   """An optional cache warm-up, then one timed read step per distribution.
+
+  Args:
+    ctx: _Context.
+    phase: 'read' or 'read_cache'.
+    durations: {distribution size: seconds}, in the order to run them.
 
   The warm-up reads the first distribution; its samples are its own step's.
   """
   s = ctx.settings
   dists = ctx.Distributions()
-  schedule = [(f'{phase}_{size}', size, duration_s) for size in sizes]
+  sizes = list(durations)
+  schedule = [(f'{phase}_{size}', size, durations[size]) for size in sizes]
   if len(sizes) == 1:
-    schedule = [(phase, sizes[0], duration_s)]
+    schedule = [(phase, sizes[0], durations[sizes[0]])]
   if s.read_warmup_s:
     schedule.insert(0, (f'{phase}_warmup', sizes[0], s.read_warmup_s))
   steps = []
@@ -467,8 +473,15 @@ def _ReadsOf(ctx, phase, sizes, duration_s):
 
 
 def _Read(ctx):
+  s = ctx.settings
   return _ReadsOf(
-      ctx, 'read', ('small', 'medium', 'large'), ctx.settings.read_duration_s
+      ctx,
+      'read',
+      {
+          'small': s.read_small_duration_s or s.read_duration_s,
+          'medium': s.read_duration_s,
+          'large': s.read_duration_s,
+      },
   )
 
 
@@ -599,7 +612,7 @@ def _WriteOnly(ctx):
 
 def _ReadCache(ctx):
   return _ReadsOf(
-      ctx, 'read_cache', ('small',), ctx.settings.read_cache_duration_s
+      ctx, 'read_cache', {'small': ctx.settings.read_cache_duration_s}
   )
 
 

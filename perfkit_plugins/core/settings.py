@@ -139,6 +139,9 @@ class Settings:
   # read phase: warm-up, then small / medium / large sub-phases.
   read_warmup_s: int = 300
   read_duration_s: int = 1800
+  # The small read's own duration (the c3.2xlarge study: 20 min against 60
+  # for medium and large); 0 means read_duration_s.
+  read_small_duration_s: int = 0
   read_small_stdev: int = 10000
   medium_working_set_to_ram: float = 2.0
   # latency phase: a ladder of fixed cluster rates.
@@ -324,6 +327,7 @@ def Validate(s):
       'num_keys',
       'data_set_bytes',
       'read_warmup_s',
+      'read_small_duration_s',
   ):
     _AtLeast(field, getattr(s, field), 0)
   for field in (

@@ -224,6 +224,22 @@ def test_full_plan_sequence():
   assert durations['read_large'] == _ALL.read_duration_s
   assert durations['latency_20000'] == _ALL.latency_duration_s
   assert durations['mixed'] == _ALL.mixed_duration_s
+  assert durations['read_small'] == _ALL.read_duration_s
+
+
+def test_small_read_may_have_its_own_duration():
+  # The c3.2xlarge study: small 20 minutes, medium and large 60.
+  settings = _Settings(read_duration_s=3600, read_small_duration_s=1200)
+  durations = {s.name: s.expected_duration_s for s in _Plan(settings)}
+  assert (
+      durations['read_small'],
+      durations['read_medium'],
+      durations['read_large'],
+  ) == (1200, 3600, 3600)
+  small = [s for s in _Plan(settings) if s.name == 'read_small'][0]
+  assert all(' duration=1200s ' in r.command for r in small.runs)
+  with pytest.raises(settings_lib.SettingsError, match='read_small_duration_s'):
+    _Settings(read_small_duration_s=-1)
 
 
 def test_every_run_writes_hdr_and_nothing_uses_limit():

@@ -194,6 +194,10 @@ def test_c3_study_plan_keeps_the_study_parameters(tmp_path):
     assert 'partitions: 810,774,192 of 170 B' in body
     for rate in (5000, 10000, 20000, 30000):
       assert f'  latency_{rate} [stress, 1800 s]' in body
+    # Small 20 minutes, medium and large 60, as in the study.
+    assert '  read_small [stress, 1200 s]' in body
+    assert '  read_medium [stress, 3600 s]' in body
+    assert '  read_large [stress, 3600 s]' in body
     assert 'fixed=10000/s' in body  # 30K op/s over 3 loaders
     assert "'dist=gaussian(1..810774192,405387096,10000)'" in body
     assert "'dist=gaussian(1..810774192,405387096,99952732)'" in body
