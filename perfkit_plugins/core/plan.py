@@ -24,8 +24,9 @@ Sizing choices (METHODOLOGY.md leaves the arithmetic open):
   capped at K / 4, where +-2 stdev span all the keys: cassandra-stress does
   not redraw a gaussian draw outside 1..K, it clamps it to key 1 or K
   (DistributionBoundApache), so a wider gaussian would not read uniformly but
-  send most reads to those two keys (a real read of gaussian(1..200000,
-  100000,200000) sent 62% there: tests/testdata/stress/README.md).
+  send most reads to those two keys (gaussian(1..200000,100000,200000), as
+  this planner once capped it, puts 1..K within 0.5 stdev of the mean, so
+  about 62% of its draws land on key 1 or K).
 
 Threads per loader: populate_threads to populate; latency_threads for every
 fixed-rate writer (the latency ladder and the writers of reads during

@@ -327,17 +327,11 @@ def test_report_on_the_benchmark_run_results(tmp_path):
   # Reads during writes: the writers' response times at their fixed rate.
   assert re.search(r'\n  reads_during_writes +WRITE +rt ', text)
   assert sorted(p.name for p in (tmp_path / 'plots').glob('*.png')) == sorted(
+      # Every phase with stress steps (all but quiesce) has its time series.
       [
           f'{phase}_timeseries.png'
-          for phase in (
-              'populate',
-              'read',
-              'latency',
-              'reads_during_writes',
-              'mixed',
-              'write_only',
-              'read_cache',
-          )
+          for phase in settings_lib.PHASES
+          if phase != 'quiesce'
       ]
       + ['latency_ladder.png', 'quiesce_timeline.png']
   )
