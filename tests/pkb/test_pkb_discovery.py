@@ -236,6 +236,7 @@ BAD_VALUES = {
     'scylla_column_count': '0',
     'scylla_read_warmup_s': '-1',
     'scylla_read_duration_s': '0',
+    'scylla_read_small_duration_s': '-1',
     'scylla_read_small_stdev': '0',
     'scylla_medium_working_set_to_ram': '0',
     'scylla_latency_rates': '5000,fast',
