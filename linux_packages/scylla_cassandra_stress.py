@@ -1,25 +1,25 @@
 """cassandra-stress for the loaders of the scylla_phases benchmark.
 
 --scylla_stress_tool picks ScyllaDB's release (pinned by
---scylla_stress_release, on Java 21) or the one inside the Apache Cassandra
-tarball of --scylla_cassandra_version. Installing also runs
-`cassandra-stress version`, so a tool that cannot start fails here.
+--scylla_stress_release) or the one inside the Apache Cassandra tarball of
+--scylla_cassandra_version; --scylla_stress_url / --scylla_cassandra_url
+and their checksum flags say where it comes from and what it must be. The
+JDK it needs is linked beside it. Installing also runs `cassandra-stress
+version`, so a tool that cannot start, or is another release, fails here.
 """
 
 from absl import flags
 
+from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins import stress_install
 from perfkit_plugins.core import stress_tools
 
 
 def _Install(vm, package_manager):
-  tool = stress_tools.StressToolFor(
-      flags.FLAGS['scylla_stress_tool'].value,
-      flags.FLAGS['scylla_stress_release'].value,
-      flags.FLAGS['scylla_cassandra_version'].value,
-  )
-  binary = stress_install.Install(vm, tool, package_manager)
-  stress_install.CheckVersion(vm, binary, tool)
+  settings = scylla_phases_flags.SettingsFromFlags(flags.FLAGS, validate=False)
+  tool = stress_tools.StressToolOf(settings)
+  stress_install.Install(vm, tool, package_manager)
+  stress_install.CheckVersion(vm, tool)
 
 
 def AptInstall(vm):

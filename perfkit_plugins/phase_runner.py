@@ -51,6 +51,8 @@ _PROGRESS_MIN_STEP_S = 60
 # op types of a mixed run and the `total` line after them.
 _PROGRESS_TAIL_LINES = 8
 _PROGRESS_COMMAND_TIMEOUT_S = 60
+# Longest a schema step may take (a JVM start and two schema changes).
+_SCHEMA_TIMEOUT_S = 600
 
 
 def RemotePaths(run):
@@ -113,6 +115,51 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
       f' echo "end $({clocks.DATE_COMMAND}) exit $status" >>{times};'
       ' exit $status'
   )
+
+
+def SchemaCommand(run):
+  """Runs a schema step's command, its output into the run's stdout file."""
+  out = shlex.quote(run.stdout_path)
+  return (
+      f'mkdir -p {shlex.quote(posixpath.dirname(run.stdout_path))}'
+      f' && {{ {run.command}; }} > {out} 2>&1'
+  )
+
+
+def CreateSchema(step, loader_vms, local_dir):
+  """Creates the keyspace and table from the schema step's one loader.
+
+  Its output is pulled into local_dir whatever happens.
+
+  Returns:
+    The local path of its output.
+
+  Raises:
+    phase_results.PhaseOutputError: cassandra-stress failed (the message
+      names the loader and ends with the output's last lines).
+  """
+  (run,) = step.runs
+  vm = loader_vms[run.loader_index]
+  error = None
+  try:
+    vm.RemoteCommand(SchemaCommand(run), timeout=_SCHEMA_TIMEOUT_S)
+  except Exception as e:  # pylint: disable=broad-except
+    error = f'{type(e).__name__}: {e}'
+  local = os.path.join(local_dir, posixpath.basename(run.stdout_path))
+  pulled, missing = _PullAll(vm, run, local_dir, {'stdout': run.stdout_path})
+  if error:
+    tail = ''
+    if pulled:
+      tail = ' | '.join(_ReadText(local).strip().splitlines()[-5:])
+    raise phase_results.PhaseOutputError(
+        step.name,
+        [
+            f'loader {run.loader_index} ({vm.name}) could not create the'
+            f' schema: {error.splitlines()[0]}'
+            + (f'; output ends with: {tail}' if tail else f'; {missing}')
+        ],
+    )
+  return local
 
 
 def ProgressCommand(run):
@@ -266,10 +313,13 @@ def _Monitor(step, vms, started_at, countdown, clock, progress_interval_s):
       logging.info(ProgressMessage(step, clock() - started_at, rates))
 
 
-def _PullAll(vm, run, local_dir):
-  """Pulls every file of a run; returns ({kind: local}, {kind: reason})."""
+def _PullAll(vm, run, local_dir, paths=None):
+  """Pulls every file of a run; returns ({kind: local}, {kind: reason}).
+
+  paths: {kind: remote path} to pull instead of all of RemotePaths(run).
+  """
   pulled, missing = {}, {}
-  for kind, remote in RemotePaths(run).items():
+  for kind, remote in (paths or RemotePaths(run)).items():
     try:
       vm.PullFile(local_dir, remote)
     except Exception as e:  # pylint: disable=broad-except

@@ -142,12 +142,8 @@ def MachinesOf(settings, local_ssds):
       server_shape=server_shape,
       local_ssds=local_ssds,
       loader_shape=machines.Shape(settings.loader_machine_type),
-      server_price=cost.LookUp(
-          settings.server_machine_type, settings.server_price_per_hour, today
-      ),
-      loader_price=cost.LookUp(
-          settings.loader_machine_type, settings.loader_price_per_hour, today
-      ),
+      server_price=cost.ServerPrice(settings, today),
+      loader_price=cost.LoaderPrice(settings, today),
   )
 
 
@@ -158,12 +154,14 @@ def PlanRun(settings, local_ssds, remote_dir):
     (list of plan.Step, plan_report.Machines).
   """
   shapes = MachinesOf(settings, local_ssds)
-  steps = plan.PlanPhases(
+  stress_path, java_home = stress_install.StressLauncher(settings)
+  steps = plan.PlanRun(
       settings,
       plan_report.ServerPlaceholders(settings.server_count),
       plan_report.ClusterRamBytes(settings, shapes),
-      stress_install.StressBinaryPath(settings),
+      stress_path,
       remote_dir,
+      java_home,
   )
   return steps, shapes
 

@@ -18,10 +18,10 @@ its --blk-discard default "False" is a non-empty string, hence true), which
 takes a while on large SSDs and leaves them in a clean, repeatable state.
 """
 
-import dataclasses
 import os
 import shlex
 
+from perfkit_plugins import data_dir
 from perfkit_plugins.core import local_disks
 from perfkit_plugins.core import scylla_config
 
@@ -30,32 +30,6 @@ MOUNT_UNIT = 'var-lib-scylla.mount'
 LSBLK_COMMAND = 'lsblk -J -o NAME,PATH,TYPE,MODEL,SERIAL,MOUNTPOINT'
 BY_ID_COMMAND = 'ls -l /dev/disk/by-id/'
 FINDMNT_COMMAND = f'findmnt -n -o SOURCE,FSTYPE,OPTIONS {local_disks.DATA_DIR}'
-
-
-@dataclasses.dataclass(frozen=True)
-class DataVolume:
-  """What backs ScyllaDB's data directory on one server.
-
-  Attributes:
-    disks: member devices of the array ([] for a network disk).
-    source: mounted device (findmnt SOURCE).
-    fstype: file system type.
-    options: mount options.
-  """
-
-  disks: tuple
-  source: str
-  fstype: str
-  options: str
-
-  def Metadata(self):
-    """Sample metadata (keys prefixed scylla_)."""
-    return {
-        'scylla_data_disks': len(self.disks),
-        'scylla_data_device': self.source,
-        'scylla_data_fstype': self.fstype,
-        'scylla_data_mount_options': self.options,
-    }
 
 
 def ScriptHelpCommand(script):
@@ -107,7 +81,7 @@ def BuildDataRaid(vm, expected_disks, output_dir=None):
     output_dir: where to keep the raw device listings.
 
   Returns:
-    DataVolume.
+    data_dir.DataVolume.
 
   Raises:
     ValueError: fewer free local SSDs than the machine type has (PKB or
@@ -127,14 +101,17 @@ def BuildDataRaid(vm, expected_disks, output_dir=None):
   return _Volume(vm, disks)
 
 
-def UseNetworkDisk(vm):
-  """The network disk PKB mounted at /var/lib/scylla, owned by scylla.
+def UseGivenDisk(vm):
+  """The disk at /var/lib/scylla that PKB mounted or the machine declares.
+
+  A network disk PKB provisioned, or the data directory of a static VM:
+  used as it is, owned by scylla.
 
   Returns:
-    DataVolume.
+    data_dir.DataVolume.
   """
   vm.RemoteCommand(ChownDataDirCommand())
-  return _Volume(vm, ())
+  return data_dir.Describe(vm, local_disks.DATA_DIR)
 
 
 def _Volume(vm, disks):
@@ -142,7 +119,7 @@ def _Volume(vm, disks):
   fields = out.split()
   if len(fields) != 3:
     raise ValueError(f'{vm.name}: nothing mounted at {local_disks.DATA_DIR}')
-  return DataVolume(tuple(disks), *fields)
+  return data_dir.DataVolume(tuple(disks), *fields)
 
 
 def RemoveRaidCommand():

@@ -17,6 +17,7 @@ from perfkit_plugins import phase_runner
 from perfkit_plugins import quiesce_wait
 from perfkit_plugins import raw_outputs
 from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
 
 STATUS_OK = phase_results.STATUS_OK
@@ -34,8 +35,9 @@ class StepOutcome:
     status: STATUS_* or a result's own status (e.g. 'loader_saturated').
     started_at: controller clock, epoch seconds.
     ended_at: controller clock, epoch seconds.
-    result: phase_results.StepResult (stress) or quiesce.QuiesceResult; None
-      when the step failed or did not run.
+    result: phase_results.StepResult (stress), quiesce.QuiesceResult, or
+      the local path of a schema step's output; None when the step failed
+      or did not run.
     error: why it failed, or ''.
   """
 
@@ -138,7 +140,7 @@ def RunSteps(
   """Runs `steps` in order; returns one StepOutcome per step.
 
   Args:
-    steps: plan.PlanPhases output.
+    steps: plan.PlanRun output.
     engine: base.Engine of the servers.
     servers: server VMs.
     loaders: loader VMs (LoaderRun.loader_index indexes them).
@@ -165,7 +167,12 @@ def RunSteps(
     notify('start', step)
     started_at = clock()
     try:
-      if step.kind == 'stress':
+      if step.kind == plan.KIND_SCHEMA:
+        step_dir = os.path.join(output_dir, step.name)
+        os.makedirs(step_dir, exist_ok=True)
+        status = STATUS_OK
+        result = phase_runner.CreateSchema(step, loaders, step_dir)
+      elif step.kind == plan.KIND_STRESS:
         status, result = _RunStress(
             step, loaders, settings, output_dir, clock_offsets, loads
         )
@@ -204,13 +211,17 @@ def OutcomeRows(outcome, context):
   gets its phase_status row, so a reader sees what was not measured and why.
   """
   step = outcome.step
-  if outcome.result is None:
+  if outcome.result is None or step.kind == plan.KIND_SCHEMA:
     return [
         sample_rows.StatusRow(
-            step, context, outcome.status, succeeded=False, error=outcome.error
+            step,
+            context,
+            outcome.status,
+            succeeded=outcome.result is not None,
+            error=outcome.error,
         )
     ]
-  if step.kind == 'stress':
+  if step.kind == plan.KIND_STRESS:
     return sample_rows.StressRows(step, outcome.result, context)
   return sample_rows.QuiesceRows(step, outcome.result, context)
 

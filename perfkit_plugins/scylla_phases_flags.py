@@ -21,7 +21,7 @@ _FLAG_DEFAULTS = {'loader_count': 0}
 _LOWER_BOUNDS = {'server_count': 1, 'loader_count': 0, 'network_disk_gb': 10}
 
 # Settings fields that come from PKB's own flags or the benchmark config.
-FROM_PKB = ('cloud',)
+FROM_PKB = ('cloud', 'data_dir', 'servers_static', 'loaders_static')
 
 _CHOICES = {
     'engine': settings_lib.ENGINES,
@@ -52,9 +52,17 @@ FLAG_HELP = (
     (
         'cluster',
         'data_disk',
-        "Server data disk: 'local' RAID0 of all local SSDs, or 'network'.",
+        (
+            "Server data disk: 'local' RAID0 of all local SSDs, 'network', or"
+            " 'declared' by static VMs' disk_specs (own machines)."
+        ),
     ),
     ('cluster', 'network_disk_gb', 'Size of the network data disk (GB).'),
+    (
+        'cluster',
+        'allow_existing_data',
+        'Start on a data directory holding files this run did not write.',
+    ),
     ('cluster', 'tablets', 'Create the keyspace with ScyllaDB tablets.'),
     ('cluster', 'cluster_name', 'Cluster name in the database config.'),
     ('cluster', 'bringup_timeout_s', 'Longest wait for all nodes Up/Normal.'),
@@ -71,6 +79,36 @@ FLAG_HELP = (
         'scylla',
         'yaml_extra',
         'YAML mapping of extra scylla.yaml settings, e.g. "{a: 1, b: x}".',
+    ),
+    (
+        'sources',
+        'cassandra_url',
+        'Apache Cassandra tarball URL template ({version}); a mirror.',
+    ),
+    (
+        'sources',
+        'cassandra_checksum',
+        "sha256:<hex> or sha512:<hex> of that tarball; '': pinned/published.",
+    ),
+    (
+        'sources',
+        'stress_url',
+        "ScyllaDB's cassandra-stress tarball URL template ({version}).",
+    ),
+    (
+        'sources',
+        'stress_checksum',
+        "sha256:<hex> or sha512:<hex> of that tarball; '': published.",
+    ),
+    (
+        'sources',
+        'repo_url',
+        "ScyllaDB apt list / yum repo URL template ({version}: series); ''.",
+    ),
+    (
+        'sources',
+        'repo_key_url',
+        "ScyllaDB signing key URL (armored); '': the Ubuntu key server.",
     ),
     ('cassandra', 'cassandra_heap_gb', 'Heap GB (-Xms/-Xmx); 0: default.'),
     ('cassandra', 'cassandra_gc', "Collector; CMS only on 4.x; '': default."),
@@ -243,16 +281,18 @@ def _Convert(field, value):
   return value
 
 
-def SettingsFromFlags(flag_values=flags.FLAGS, **overrides):
+def SettingsFromFlags(flag_values=flags.FLAGS, validate=True, **overrides):
   """Builds and validates Settings from flags.
 
   Args:
     flag_values: parsed absl FlagValues.
+    validate: False for the package modules, which read only what they
+      install (the benchmark validated everything before provisioning).
     **overrides: fields resolved by the caller from the benchmark config (e.g.
       server_count, loader_count and machine types of the VM groups).
 
   Returns:
-    A validated settings.Settings.
+    A (validated) settings.Settings.
 
   Raises:
     settings.SettingsError: naming the flag.
@@ -262,7 +302,8 @@ def SettingsFromFlags(flag_values=flags.FLAGS, **overrides):
       for _, field, _ in FLAG_HELP
   }
   values.update(overrides)
-  return settings_lib.Validate(settings_lib.Settings(**values))
+  settings = settings_lib.Settings(**values)
+  return settings_lib.Validate(settings) if validate else settings
 
 
 def FlagGroups():

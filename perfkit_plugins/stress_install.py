@@ -1,17 +1,19 @@
-"""Installs cassandra-stress on loader VMs and checks that it runs.
+"""Installs cassandra-stress on loader VMs and checks that it is the one asked.
 
 The tool (ScyllaDB's release tarball or the one inside Apache Cassandra's
-tarball, see core/stress_tools.py) goes to `<root>/<dir_name>` next to the
-JDK it needs. `CheckVersion` runs `cassandra-stress version` on the loader:
-a tool that cannot start (missing or wrong Java, broken download) fails there,
-before any phase runs.
+tarball, see core/stress_tools.py) goes to `<root>/<dir_name>`, verified
+against its checksum (tarballs.py), with the JDK it needs linked beside it
+(java_install.py). `CheckVersion` runs `cassandra-stress version` on the
+loader and compares what it reports with the release asked for: a tool that
+cannot start (missing or wrong Java, broken download) or is another release
+fails there, before any phase runs.
 """
 
 import posixpath
 import shlex
 
+from perfkit_plugins import java_install
 from perfkit_plugins import tarballs
-from perfkit_plugins.core import cassandra_config
 from perfkit_plugins.core import stress_output
 from perfkit_plugins.core import stress_tools
 
@@ -23,21 +25,27 @@ APACHE_NO_VERSION = 'Unable to find version information'
 
 
 class StressInstallError(Exception):
-  """cassandra-stress is not usable on a loader."""
+  """cassandra-stress is not usable on a loader, or not the one asked."""
+
+
+def InstallDir(tool, root=tarballs.INSTALL_ROOT):
+  """Where a stress_tools.StressTool is unpacked."""
+  return tarballs.InstallDir(tool.dir_name, root)
 
 
 def BinaryPath(tool, root=tarballs.INSTALL_ROOT):
   """The cassandra-stress launcher of a stress_tools.StressTool."""
-  return posixpath.join(tarballs.InstallDir(tool.dir_name, root), tool.binary)
+  return posixpath.join(InstallDir(tool, root), tool.binary)
 
 
-def StressBinaryPath(settings, root=tarballs.INSTALL_ROOT):
-  """The cassandra-stress launcher the settings select, on every loader."""
-  return BinaryPath(stress_tools.StressToolOf(settings), root)
+def StressLauncher(settings, root=tarballs.INSTALL_ROOT):
+  """(launcher path, its JAVA_HOME) of the tool the settings select."""
+  tool = stress_tools.StressToolOf(settings)
+  return BinaryPath(tool, root), java_install.JavaHome(InstallDir(tool, root))
 
 
 def Install(vm, tool, package_manager, root=tarballs.INSTALL_ROOT):
-  """Installs the tool and its JDK on a loader.
+  """Installs the verified tool and links the JDK it needs on a loader.
 
   Args:
     vm: the loader VM.
@@ -46,42 +54,61 @@ def Install(vm, tool, package_manager, root=tarballs.INSTALL_ROOT):
     root: install root.
 
   Returns:
-    The launcher's path.
+    The artifacts.Checksum the tarball was verified against.
   """
-  java = cassandra_config.JavaPackage(tool.java, package_manager)
-  vm.InstallPackages(f'curl {java}')
-  tarballs.Fetch(vm, tool.url, tool.dir_name, root)
-  return BinaryPath(tool, root)
+  vm.InstallPackages('curl')
+  install_dir, checksum = tarballs.Fetch(vm, tool.artifact, tool.dir_name, root)
+  java_install.Ensure(vm, tool.java, package_manager, install_dir)
+  return checksum
 
 
-def VersionCommand(binary):
-  """The command that prints the tool's version."""
-  return f'{shlex.quote(binary)} version'
+def VersionCommand(tool, root=tarballs.INSTALL_ROOT):
+  """The command that prints the tool's version, on its linked JDK."""
+  return (
+      f'{java_install.EnvPrefix(InstallDir(tool, root))}'
+      f' {shlex.quote(BinaryPath(tool, root))} version'
+  )
 
 
-def CheckVersion(vm, binary, tool=None):
-  """Runs `cassandra-stress version` on a loader and parses it.
+def CheckVersion(vm, tool, root=tarballs.INSTALL_ROOT):
+  """Runs `cassandra-stress version` on a loader and checks the release.
 
   Args:
     vm: the loader VM.
-    binary: the launcher's path.
-    tool: the StressTool installed there; lets Apache 5.0's known "Unable to
-      find version information" answer count as the installed version.
+    tool: the StressTool installed there.
+    root: install root.
 
   Returns:
-    stress_output.StressVersion.
+    stress_output.StressVersion as the tool reported it (Apache 5.0's
+    "Unable to find version information" counts as the installed version).
 
   Raises:
-    StressInstallError: the tool ran but reported no version.
+    StressInstallError: the tool does not start, reports no version, or
+      reports another release than the one asked for.
   """
-  stdout, stderr = vm.RemoteCommand(VersionCommand(binary))
-  if tool and tool.name == 'apache' and stdout.strip() == APACHE_NO_VERSION:
+  binary = BinaryPath(tool, root)
+  stdout, stderr = vm.RemoteCommand(
+      VersionCommand(tool, root), ignore_failure=True
+  )
+  if tool.name == 'apache' and stdout.strip() == APACHE_NO_VERSION:
     return stress_output.StressVersion(
         version=tool.version, components={'reported': APACHE_NO_VERSION}
     )
   try:
-    return stress_output.ParseVersion(stdout)
+    reported = stress_output.ParseVersion(stdout)
   except stress_output.StressOutputError as e:
     raise StressInstallError(
         f'{vm.name}: {binary} does not work: {e}\nstderr: {stderr}'
     ) from e
+  if reported.version != tool.version:
+    flag = (
+        'scylla_stress_release'
+        if tool.name == 'scylla'
+        else 'scylla_cassandra_version'
+    )
+    raise StressInstallError(
+        f'{vm.name}: {binary} reports version {reported.version}, not'
+        f' {tool.version} (--{flag}); the tarball from {tool.artifact.url}'
+        ' is another release'
+    )
+  return reported

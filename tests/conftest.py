@@ -116,12 +116,24 @@ def serve_stress_outputs(stress_output):
   Each FakeVm of `vms` (loader i is vms[i]) answers the loader wrapper of
   every run planned for it in `steps` by writing the real files of the
   capture StressSource chooses into its remote_files; a command it was not
-  planned to run fails the test. `missing` holds (step name, loader index,
+  planned to run fails the test. The schema step's loader holds the real
+  output of a schema step. `missing` holds (step name, loader index,
   file kind) that the loader does not write.
   """
 
   def Serve(vms, steps, missing=()):
-    planned = [(step, run) for step in steps for run in step.runs]
+    planned = [
+        (step, run)
+        for step in steps
+        for run in step.runs
+        if step.kind == plan.KIND_STRESS
+    ]
+    for step in steps:
+      if step.kind == plan.KIND_SCHEMA:
+        (run,) = step.runs
+        vms[run.loader_index].remote_files[run.stdout_path] = (
+            TESTDATA / 'stress' / 'schema.loader0.out'
+        ).read_text()
 
     def Answer(vm):
       def Run(command):

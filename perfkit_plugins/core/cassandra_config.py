@@ -22,6 +22,9 @@ import dataclasses
 import json
 import re
 
+from perfkit_plugins.core import artifacts
+from perfkit_plugins.core import java
+
 ARCHIVE_URL = (
     'https://archive.apache.org/dist/cassandra/{version}/'
     'apache-cassandra-{version}-bin.tar.gz'
@@ -130,9 +133,26 @@ def SeriesOf(version):
   return SERIES[key]
 
 
-def TarballUrl(version):
-  """The Apache archive URL of the binary tarball (PKB's URL scheme)."""
-  return ARCHIVE_URL.format(version=version)
+def Tarball(settings):
+  """The Apache Cassandra binary tarball the settings select.
+
+  From --scylla_cassandra_url (default: the Apache archive, PKB's URL
+  scheme), checked against --scylla_cassandra_checksum, the pinned sha512
+  of that version, or Apache's published `.sha512`.
+
+  Returns:
+    artifacts.Artifact.
+  """
+  version = settings.cassandra_version
+  return artifacts.Make(
+      f'Apache Cassandra {version} binary tarball',
+      version,
+      settings.cassandra_url,
+      'scylla_cassandra_url',
+      settings.cassandra_checksum,
+      'scylla_cassandra_checksum',
+      pinned=artifacts.PINNED_SHA512,
+  )
 
 
 def DirName(version):
@@ -140,21 +160,13 @@ def DirName(version):
   return f'apache-cassandra-{version}'
 
 
-def JavaPackage(java, package_manager):
-  """The OS package of a headless JDK.
+def JavaOf(version):
+  """The Java a Cassandra version (server and tools) runs on here.
 
-  Args:
-    java: JDK major version, e.g. 17.
-    package_manager: 'apt' (Debian, Ubuntu) or 'yum' (RHEL family).
-
-  Returns:
-    The package name, e.g. 'openjdk-17-jdk-headless'.
+  Exactly its series' JDK: the jvm options files the engine edits are the
+  ones that JDK's launcher reads (jvm<N>-server.options).
   """
-  if package_manager == 'apt':
-    return f'openjdk-{java}-jdk-headless'
-  if package_manager == 'yum':
-    return f'java-{java}-openjdk-devel'
-  raise ValueError(f'unknown package manager {package_manager!r}')
+  return java.Exactly(f'Apache Cassandra {version}', SeriesOf(version).java)
 
 
 def CheckGc(version, gc):

@@ -57,6 +57,22 @@ def LookUp(machine_type, override=0.0, as_of=''):
   return PRICE_TABLE.get(machine_type)
 
 
+def ServerPrice(settings, as_of):
+  """The price of one server: the override, or the table's for its type.
+
+  Static VMs (own machines) are never priced from the table, whatever
+  label they carry: only a price the user gives counts.
+  """
+  machine_type = '' if settings.servers_static else settings.server_machine_type
+  return LookUp(machine_type, settings.server_price_per_hour, as_of)
+
+
+def LoaderPrice(settings, as_of):
+  """The price of one loader, as ServerPrice prices a server."""
+  machine_type = '' if settings.loaders_static else settings.loader_machine_type
+  return LookUp(machine_type, settings.loader_price_per_hour, as_of)
+
+
 def OpsPerDollar(ops_per_second, usd_per_hour):
   """Operations bought by one dollar at a sustained rate."""
   return ops_per_second * 3600.0 / usd_per_hour

@@ -14,7 +14,7 @@ import re
 from perfkit_plugins.core import settings as settings_lib
 
 # ScyllaDB's data directory; scylla_raid_setup mounts the array here.
-DATA_DIR = '/var/lib/scylla'
+DATA_DIR = settings_lib.SCYLLA_DATA_DIR
 
 # Local SSDs that come with the machine type. Copied from PKB
 # perfkitbenchmarker/providers/gcp/gce_disk.py FIXED_SSD_MACHINE_TYPES (Z3

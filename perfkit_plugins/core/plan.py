@@ -52,6 +52,10 @@ from perfkit_plugins.core import stress_command
 KIND_STRESS = 'stress'
 KIND_QUIESCE = 'quiesce'
 KIND_FLUSH_QUIESCE = 'flush_quiesce'
+# Creates the keyspace and table from one loader before the first stress
+# step (stress_command.SchemaCommand); measures nothing.
+KIND_SCHEMA = 'schema'
+SCHEMA_STEP = 'schema'
 ROLE_WRITER = 'writer'
 ROLE_READER = 'reader'
 ROLE_MIXED = 'mixed'
@@ -629,8 +633,39 @@ _PHASE_PLANNERS = {
 }
 
 
+def PlanRun(
+    settings,
+    server_ips,
+    cluster_ram_bytes,
+    stress_path,
+    remote_dir,
+    java_home='',
+):
+  """Everything a run does: the schema step, then the selected phases.
+
+  Arguments and errors as PlanPhases'.
+  """
+  ctx = _NewContext(
+      settings,
+      server_ips,
+      cluster_ram_bytes,
+      stress_path,
+      remote_dir,
+      java_home,
+  )
+  steps = _PhaseSteps(ctx)
+  if any(step.kind == KIND_STRESS for step in steps):
+    steps.insert(0, _SchemaStep(ctx, steps[0].phase))
+  return steps
+
+
 def PlanPhases(
-    settings, server_ips, cluster_ram_bytes, stress_path, remote_dir
+    settings,
+    server_ips,
+    cluster_ram_bytes,
+    stress_path,
+    remote_dir,
+    java_home='',
 ):
   """Plans the selected phases, in METHODOLOGY.md order.
 
@@ -641,6 +676,7 @@ def PlanPhases(
       num_keys nor data_set_bytes is set, and the medium read distribution).
     stress_path: cassandra-stress on the loaders.
     remote_dir: directory on the loaders for logs and HDR files.
+    java_home: JAVA_HOME cassandra-stress runs with ('' for none).
 
   Returns:
     list of Step.
@@ -649,9 +685,25 @@ def PlanPhases(
     settings_lib.SettingsError (a ValueError naming the flag): the settings
       cannot be planned (a loader would get no key or a 0 op/s rate).
   """
+  return _PhaseSteps(
+      _NewContext(
+          settings,
+          server_ips,
+          cluster_ram_bytes,
+          stress_path,
+          remote_dir,
+          java_home,
+      )
+  )
+
+
+def _NewContext(
+    settings, server_ips, cluster_ram_bytes, stress_path, remote_dir, java_home
+):
   num_keys = KeyCount(settings, cluster_ram_bytes)
   target = stress_command.Target(
       stress_path=stress_path,
+      java_home=java_home,
       nodes=tuple(server_ips),
       keyspace=settings.keyspace,
       replication_factor=settings.replication_factor,
@@ -660,12 +712,36 @@ def PlanPhases(
       column_size=settings.column_size,
       column_count=settings.column_count,
   )
-  ctx = _Context(settings, target, remote_dir, num_keys, cluster_ram_bytes)
+  return _Context(settings, target, remote_dir, num_keys, cluster_ram_bytes)
+
+
+def _PhaseSteps(ctx):
   steps = []
   for phase in settings_lib.PHASES:
-    if phase in settings.phases:
+    if phase in ctx.settings.phases:
       steps += _PHASE_PLANNERS[phase](ctx)
   return steps
+
+
+def _SchemaStep(ctx, phase):
+  """The schema, created by loader 0 before any loader starts a step."""
+  stem = posixpath.join(ctx.remote_dir, f'{SCHEMA_STEP}.loader0')
+  run = LoaderRun(
+      loader_index=0,
+      role=ROLE_WRITER,
+      command=stress_command.SchemaCommand(ctx.target),
+      log_path='',
+      hdr_path='',
+      stdout_path=f'{stem}.out',
+      key_range=KeyRange(1, 0),
+      population='',
+      rate=0,
+      threads=1,
+      operations=0,
+      duration_s=0,
+  )
+  metadata = ctx.BaseMetadata(phase, SCHEMA_STEP)
+  return Step(SCHEMA_STEP, KIND_SCHEMA, phase, 0, (run,), metadata)
 
 
 def PlanSummary(steps):

@@ -284,7 +284,7 @@ def Estimate(settings, steps, shapes):
 
   Args:
     settings: validated Settings.
-    steps: plan.PlanPhases result for them.
+    steps: plan.PlanRun result for them.
     shapes: Machines.
 
   Returns:
@@ -646,7 +646,7 @@ def RenderPlan(title, settings, steps, shapes):
   Args:
     title: first line (which run of a config this is).
     settings: validated Settings.
-    steps: plan.PlanPhases result.
+    steps: plan.PlanRun result.
     shapes: Machines.
 
   Returns:

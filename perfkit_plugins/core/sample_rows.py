@@ -141,9 +141,9 @@ def _ContextMetadata(context):
     metadata['scylla_shards'] = context.shards
   price = context.server_price
   if price is None:
+    what = context.server_machine_type or 'these servers'
     metadata['scylla_price_source'] = (
-        f'none: no price known for {context.server_machine_type}; give'
-        ' --scylla_server_price_per_hour'
+        f'none: no price known for {what}; give --scylla_server_price_per_hour'
     )
   else:
     metadata.update({

@@ -10,9 +10,12 @@ import re
 
 import yaml
 
-# ScyllaDB's package repositories (docs: "Install ScyllaDB Linux Packages").
-APT_LIST_URL = 'https://downloads.scylladb.com/deb/debian/scylla-{series}.list'
-YUM_REPO_URL = 'https://downloads.scylladb.com/rpm/centos/scylla-{series}.repo'
+# ScyllaDB's package repositories (docs: "Install ScyllaDB Linux Packages"),
+# as URL templates naming {version}: the release series.
+REPO_URLS = {
+    'apt': 'https://downloads.scylladb.com/deb/debian/scylla-{version}.list',
+    'yum': 'https://downloads.scylladb.com/rpm/centos/scylla-{version}.repo',
+}
 # ScyllaDB's package signing key, fetched from the Ubuntu keyserver.
 APT_KEY_ID = 'c503c686b007f39e'
 APT_KEYSERVER = 'hkp://keyserver.ubuntu.com:80'
@@ -57,12 +60,16 @@ def ReleaseSeries(release):
   return f'{major}.{minor}'
 
 
-def AptListUrl(release):
-  return APT_LIST_URL.format(series=ReleaseSeries(release))
+def RepoUrl(release, template, package_manager):
+  """The apt list or yum repo file URL of a release's series.
 
-
-def YumRepoUrl(release):
-  return YUM_REPO_URL.format(series=ReleaseSeries(release))
+  Args:
+    release: X.Y or X.Y.Z.
+    template: --scylla_repo_url ({version}: the series), '' for ScyllaDB's.
+    package_manager: 'apt' or 'yum'.
+  """
+  template = template or REPO_URLS[package_manager]
+  return template.format(version=ReleaseSeries(release))
 
 
 def PinnedPackageVersion(release):

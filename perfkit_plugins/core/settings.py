@@ -9,6 +9,7 @@ each default is written once. Every error names the flag it came from.
 import dataclasses
 import re
 
+from perfkit_plugins.core import artifacts
 from perfkit_plugins.core import cassandra_config
 from perfkit_plugins.core import scylla_config
 from perfkit_plugins.core import stress_tools
@@ -55,7 +56,12 @@ READ_DISTRIBUTIONS = ('small', 'medium', 'large')
 SCYLLA_STRESS_COMPACTION_STRATEGIES = tuple(
     c for c in COMPACTION_STRATEGIES if c != 'UnifiedCompactionStrategy'
 )
-DATA_DISKS = ('local', 'network')
+# ScyllaDB's data directory, and the servers' unless static VMs declare one.
+SCYLLA_DATA_DIR = '/var/lib/scylla'
+# 'local': all local SSDs in one RAID0 the benchmark builds; 'network': one
+# network disk PKB provisions; 'declared': the mount point the servers'
+# static VM entries declare (disk_specs), used as it is (own machines).
+DATA_DISKS = ('local', 'network', 'declared')
 # 'reuse': iotune on the first server, its result copied to the others;
 # 'iotune': iotune on every server.
 IO_SETUPS = ('reuse', 'iotune')
@@ -87,6 +93,17 @@ class Settings:
   cassandra_version: str = '5.0.9'
   stress_tool: str = 'scylla'
   stress_release: str = '3.18.1'
+  # Where installs come from (URL templates naming {version}) and the
+  # checksums they are verified against ('' : the pinned or published one;
+  # see core/artifacts.py). repo_url: ScyllaDB's apt list or yum repo file
+  # ({version}: the release series), '' for ScyllaDB's; repo_key_url: its
+  # signing key (ASCII armored), '' for the key server.
+  cassandra_url: str = cassandra_config.ARCHIVE_URL
+  cassandra_checksum: str = ''
+  stress_url: str = stress_tools.SCYLLA_RELEASE_URL
+  stress_checksum: str = ''
+  repo_url: str = ''
+  repo_key_url: str = ''
   # Apache Cassandra tuning (--scylla_engine=cassandra). 0, '' and -1 keep
   # Cassandra's own default. The 2017 c3.2xlarge study used G1,
   # concurrent_reads 16, concurrent_writes 64, concurrent_compactors 8,
@@ -108,9 +125,20 @@ class Settings:
   loader_machine_type: str = ''
   server_count: int = 3
   # 'local': all local SSDs in one RAID0 (rejected on types without them);
-  # 'network': one network disk of network_disk_gb.
+  # 'network': one network disk of network_disk_gb; 'declared': see
+  # DATA_DISKS.
   data_disk: str = 'local'
   network_disk_gb: int = 1000
+  # The servers' data directory: ScyllaDB's, or the mount point the static
+  # VMs declare (data_disk 'declared').
+  data_dir: str = SCYLLA_DATA_DIR
+  # Whether the group's VMs are static VMs (own machines, PKB's
+  # `static_vms`): their type and size are what they report, never a
+  # table's, and a price comes only from the user.
+  servers_static: bool = False
+  loaders_static: bool = False
+  # Start on a data directory that holds files this run did not write.
+  allow_existing_data: bool = False
   # ScyllaDB server (engine 'scylla'). nic: interface perftune tunes, ''
   # for the default route's; yaml_extra: YAML mapping of extra
   # scylla.yaml settings; bringup_timeout_s: until every node sees every
@@ -228,6 +256,58 @@ def _ValidateCassandra(s):
       raise SettingsError('cassandra_gc', str(e)) from e
 
 
+def _ValidateSources(s):
+  """Checks the download URL templates and checksums."""
+  for field, version in (
+      ('cassandra_url', s.cassandra_version),
+      ('stress_url', s.stress_release),
+      ('repo_url', s.release),
+      ('repo_key_url', s.release),
+  ):
+    template = getattr(s, field)
+    if field.startswith('repo') and not template:
+      continue
+    try:
+      artifacts.ExpandUrl(template, version)
+    except ValueError as e:
+      raise SettingsError(field, str(e)) from e
+  for field in ('cassandra_checksum', 'stress_checksum'):
+    if getattr(s, field):
+      try:
+        artifacts.ParseChecksum(getattr(s, field))
+      except ValueError as e:
+        raise SettingsError(field, str(e)) from e
+
+
+def _ValidateDataDisk(s):
+  """Checks the data disk against the kind of server VMs."""
+  _Choice('data_disk', s.data_disk, DATA_DISKS)
+  if s.servers_static and s.data_disk != 'declared':
+    raise SettingsError(
+        'data_disk',
+        f'{s.data_disk!r}: the servers are static VMs (your own machines);'
+        ' the benchmark never builds an array or formats a disk on them: use'
+        " 'declared', the mount point their disk_specs declare",
+    )
+  if s.data_disk == 'declared' and not s.servers_static:
+    raise SettingsError(
+        'data_disk',
+        "'declared' needs the servers to be static VMs whose disk_specs"
+        " declare the data disk's mount_point",
+    )
+  if not re.fullmatch(r'/[A-Za-z0-9_./-]*', s.data_dir) or '..' in s.data_dir:
+    raise SettingsError(
+        'data_disk', f'{s.data_dir!r} is not an absolute, plain directory path'
+    )
+  if s.engine == 'scylla' and s.data_dir != SCYLLA_DATA_DIR:
+    raise SettingsError(
+        'data_disk',
+        f'ScyllaDB keeps its data in {SCYLLA_DATA_DIR} (its packages'
+        ' and scylla_setup expect it): mount the data disk there, not at'
+        f' {s.data_dir}',
+    )
+
+
 def _ValidateScyllaServer(s):
   """Checks the ScyllaDB server settings."""
   _Choice('io_setup', s.io_setup, IO_SETUPS)
@@ -260,9 +340,10 @@ def Validate(s):
   _Choice('stress_tool', s.stress_tool, STRESS_TOOLS)
   _Choice('consistency_level', s.consistency_level, CONSISTENCY_LEVELS)
   _Choice('compaction_strategy', s.compaction_strategy, COMPACTION_STRATEGIES)
-  _Choice('data_disk', s.data_disk, DATA_DISKS)
+  _ValidateDataDisk(s)
   _AtLeast('network_disk_gb', s.network_disk_gb, 10)
   _ValidateScyllaServer(s)
+  _ValidateSources(s)
   _Choice('mixed_distribution', s.mixed_distribution, READ_DISTRIBUTIONS)
   if (
       s.stress_tool == 'scylla'

@@ -67,7 +67,11 @@ class Population:
 
 @dataclasses.dataclass(frozen=True)
 class Target:
-  """What every command of a run shares: binary, cluster and schema."""
+  """What every command of a run shares: binary, cluster and schema.
+
+  java_home, when set, is the JAVA_HOME the command runs with (the JDK
+  linked beside the tool on every loader).
+  """
 
   stress_path: str
   nodes: tuple[str, ...]
@@ -77,6 +81,7 @@ class Target:
   consistency_level: str
   column_size: int
   column_count: int
+  java_home: str = ''
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,17 +189,7 @@ def _Words(target, run):
     words.append(f'duration={run.duration_s}s')
   words += [f'cl={target.consistency_level}', 'no-warmup']
   words += ['-node', ','.join(target.nodes)]
-  words += [
-      '-schema',
-      f'replication(factor={target.replication_factor})',
-      f'compaction(strategy={target.compaction_strategy})',
-      f'keyspace={target.keyspace}',
-  ]
-  words += [
-      '-col',
-      f'size=FIXED({target.column_size})',
-      f'n=FIXED({target.column_count})',
-  ]
+  words += _SchemaWords(target)
   words += ['-pop', run.population.Spec()]
   words += ['-rate', f'threads={run.threads}']
   if run.fixed_rate:
@@ -208,6 +203,43 @@ def _Words(target, run):
       f'interval={run.log_interval_s}s',
   ]
   return words
+
+
+def _Command(target, words):
+  command = ' '.join(shlex.quote(word) for word in words)
+  if target.java_home:
+    return f'JAVA_HOME={shlex.quote(target.java_home)} {command}'
+  return command
+
+
+def SchemaCommand(target):
+  """The command that creates the keyspace and table, and writes nothing.
+
+  `write n=0` makes cassandra-stress create the schema its -schema and -col
+  options describe and stop ("N=0: SCHEMA CREATED, NOTHING ELSE DONE."):
+  run on one loader before the first step, so loaders starting together
+  never race to create it (the losers fail with "Keyspace ... does not
+  exist" while the schema settles).
+  """
+  _CheckTarget(target)
+  words = [target.stress_path, 'write', 'n=0', f'cl={target.consistency_level}']
+  words += ['no-warmup', '-node', ','.join(target.nodes)]
+  words += _SchemaWords(target)
+  words += ['-rate', 'threads=1']
+  return _Command(target, words)
+
+
+def _SchemaWords(target):
+  """The -schema and -col options: what every command of a run shares."""
+  return [
+      '-schema',
+      f'replication(factor={target.replication_factor})',
+      f'compaction(strategy={target.compaction_strategy})',
+      f'keyspace={target.keyspace}',
+      '-col',
+      f'size=FIXED({target.column_size})',
+      f'n=FIXED({target.column_count})',
+  ]
 
 
 def BuildCommand(target, run):
@@ -226,4 +258,4 @@ def BuildCommand(target, run):
   """
   _CheckTarget(target)
   _CheckRun(run)
-  return ' '.join(shlex.quote(word) for word in _Words(target, run))
+  return _Command(target, _Words(target, run))

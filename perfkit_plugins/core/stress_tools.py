@@ -17,17 +17,24 @@ Two tools, chosen by `--scylla_stress_tool`:
 import dataclasses
 import re
 
+from perfkit_plugins.core import artifacts
 from perfkit_plugins.core import cassandra_config
+from perfkit_plugins.core import java
 
+# The release asset; a URL template naming {version} (the release).
+SCYLLA_ASSET = 'cassandra-stress-bin-java21.tar.gz'
 SCYLLA_RELEASE_URL = (
     'https://github.com/scylladb/cassandra-stress/releases/download/'
-    'v{release}/{asset}'
+    f'v{{version}}/{SCYLLA_ASSET}'
 )
-SCYLLA_ASSET = 'cassandra-stress-bin-java21.tar.gz'
-SCYLLA_JAVA = 21
+# The release asset is built for Java 21 (`-Dtarget.version=21`); builds of
+# the same source without that option run on Java 11 and newer, which is
+# all the launcher itself requires.
+SCYLLA_ASSET_JAVA = 21
+SCYLLA_LAUNCHER_JAVA = 11
 SCYLLA_MIN_RELEASE = (3, 18, 0)
 
-_RELEASE_RE = re.compile(r'^\d+\.\d+\.\d+$')
+_RELEASE_RE = re.compile(r'\d+\.\d+\.\d+')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,25 +43,26 @@ class StressTool:
 
   Attributes:
     name: 'scylla' or 'apache'.
-    version: the release or Cassandra version it comes from.
-    url: the binary tarball.
+    version: the release or Cassandra version it comes from; what
+      `cassandra-stress version` must report.
+    artifact: the binary tarball (artifacts.Artifact).
     dir_name: directory under the install root that holds the tarball's
       contents (its top directory stripped).
     binary: the launcher, relative to that directory.
-    java: the JDK major version it runs on.
+    java: the Java it runs on (java.JavaRequirement).
   """
 
   name: str
   version: str
-  url: str
+  artifact: artifacts.Artifact
   dir_name: str
   binary: str
-  java: int
+  java: java.JavaRequirement
 
 
 def CheckScyllaRelease(release):
   """Raises ValueError unless `release` is X.Y.Z and at least 3.18.0."""
-  if not _RELEASE_RE.match(release):
+  if not _RELEASE_RE.fullmatch(release):
     raise ValueError(f'{release!r} is not a release such as 3.18.1')
   if tuple(int(p) for p in release.split('.')) < SCYLLA_MIN_RELEASE:
     minimum = '.'.join(map(str, SCYLLA_MIN_RELEASE))
@@ -64,46 +72,58 @@ def CheckScyllaRelease(release):
     )
 
 
-def StressToolFor(tool, stress_release, cassandra_version):
-  """The StressTool for the chosen tool.
+def ScyllaJava(release, url_template):
+  """The Java ScyllaDB's cassandra-stress from `url_template` runs on.
+
+  The release asset needs Java 21. Another URL (a mirror) may serve it or
+  a build for an older Java: any Java from 11 on is accepted, 21 first.
+  """
+  who = f'ScyllaDB cassandra-stress {release}'
+  if url_template == SCYLLA_RELEASE_URL:
+    return java.AtLeast(who, SCYLLA_ASSET_JAVA, (SCYLLA_ASSET_JAVA,))
+  return java.AtLeast(who, SCYLLA_LAUNCHER_JAVA, (SCYLLA_ASSET_JAVA, 17, 11))
+
+
+def StressToolOf(settings):
+  """The StressTool the settings select.
 
   Args:
-    tool: 'scylla' or 'apache' (settings.STRESS_TOOLS).
-    stress_release: scylladb/cassandra-stress release, e.g. '3.18.1'.
-    cassandra_version: Apache Cassandra version, e.g. '5.0.6'.
+    settings: settings.Settings (stress tool, releases, download sources).
 
   Returns:
     StressTool.
 
   Raises:
-    ValueError: unknown tool, or a release/version that cannot be installed.
+    ValueError: unknown tool, or a release/version that cannot be installed
+      (Settings validation reports these under their flags first).
   """
-  if tool == 'scylla':
-    CheckScyllaRelease(stress_release)
+  if settings.stress_tool == 'scylla':
+    release = settings.stress_release
+    CheckScyllaRelease(release)
     return StressTool(
         name='scylla',
-        version=stress_release,
-        url=SCYLLA_RELEASE_URL.format(
-            release=stress_release, asset=SCYLLA_ASSET
+        version=release,
+        artifact=artifacts.Make(
+            f'ScyllaDB cassandra-stress {release} tarball',
+            release,
+            settings.stress_url,
+            'scylla_stress_url',
+            settings.stress_checksum,
+            'scylla_stress_checksum',
+            published_algorithm=artifacts.SHA256,
         ),
-        dir_name=f'scylla-cassandra-stress-{stress_release}',
+        dir_name=f'scylla-cassandra-stress-{release}',
         binary='bin/cassandra-stress',
-        java=SCYLLA_JAVA,
+        java=ScyllaJava(release, settings.stress_url),
     )
-  if tool == 'apache':
+  if settings.stress_tool == 'apache':
+    version = settings.cassandra_version
     return StressTool(
         name='apache',
-        version=cassandra_version,
-        url=cassandra_config.TarballUrl(cassandra_version),
-        dir_name=cassandra_config.DirName(cassandra_version),
+        version=version,
+        artifact=cassandra_config.Tarball(settings),
+        dir_name=cassandra_config.DirName(version),
         binary='tools/bin/cassandra-stress',
-        java=cassandra_config.SeriesOf(cassandra_version).java,
+        java=cassandra_config.JavaOf(version),
     )
-  raise ValueError(f'unknown cassandra-stress tool {tool!r}')
-
-
-def StressToolOf(settings):
-  """The StressTool a validated settings.Settings selects."""
-  return StressToolFor(
-      settings.stress_tool, settings.stress_release, settings.cassandra_version
-  )
+  raise ValueError(f'unknown cassandra-stress tool {settings.stress_tool!r}')

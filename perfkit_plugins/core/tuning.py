@@ -326,7 +326,7 @@ def Report(records, release):
   return metadata, problems
 
 
-def ClusterMetadata(per_node):
+def ClusterMetadata(per_node, uniform_key='scylla_tuning_uniform'):
   """One metadata dict for the cluster from every node's, and differences.
 
   Nodes of one group are identical machines and should be tuned alike: a
@@ -336,6 +336,7 @@ def ClusterMetadata(per_node):
 
   Args:
     per_node: {node: metadata dict}, as Report returns it (non-empty).
+    uniform_key: the key saying whether all agreed, or None for none.
 
   Returns:
     (metadata dict, [difference messages]).
@@ -350,5 +351,6 @@ def ClusterMetadata(per_node):
       continue
     metadata[key] = '; '.join(f'{n}={v}' for n, v in zip(nodes, values))
     problems.append(f'nodes differ in {key}: {metadata[key]}')
-  metadata['scylla_tuning_uniform'] = not problems
+  if uniform_key:
+    metadata[uniform_key] = not problems
   return metadata, problems

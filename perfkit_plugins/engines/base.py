@@ -13,7 +13,7 @@ class Engine(abc.ABC):
 
   Attributes:
     settings: validated settings.Settings.
-    volumes: raid.DataVolume of each server whose data volume this engine
+    volumes: data_dir.DataVolume of each server whose data volume this engine
       built, by VM name (Configure fills it; the benchmark keeps it on the
       spec from Prepare to Run, which may run in another process).
   """

@@ -26,14 +26,18 @@ Every path and port is a constructor argument, so tests can point the engine
 at a node running on this machine.
 """
 
+import logging
 import os
 import posixpath
 import shlex
 
+from perfkit_plugins import data_dir as data_dir_lib
+from perfkit_plugins import java_install
 from perfkit_plugins import tarballs
 from perfkit_plugins.core import cassandra_config
 from perfkit_plugins.core import compactions
 from perfkit_plugins.core import node_status
+from perfkit_plugins.core import tuning
 from perfkit_plugins.engines import base
 
 # The PKB package module that installs the server (linux_packages/).
@@ -53,45 +57,39 @@ JVM_OPTIONS_HEADER = '# scylla_phases (perfkit_plugins) settings'
 STOP_GRACE_S = 120
 
 
-def InstallServer(vm, version, package_manager, root=tarballs.INSTALL_ROOT):
-  """Installs the Cassandra tarball and the JDK it runs on.
+def InstallServer(vm, settings, package_manager, root=tarballs.INSTALL_ROOT):
+  """Installs the verified Cassandra tarball and links the JDK it runs on.
 
   Args:
     vm: the server VM.
-    version: Cassandra version, e.g. '5.0.6'.
+    settings: settings.Settings (version, tarball URL and checksum).
     package_manager: 'apt' or 'yum', for the JDK package name.
     root: install root.
 
   Returns:
     The install directory.
   """
-  java = cassandra_config.SeriesOf(version).java
-  vm.InstallPackages(
-      f'curl {cassandra_config.JavaPackage(java, package_manager)}'
-  )
-  return tarballs.Fetch(
+  vm.InstallPackages('curl')
+  install_dir, _ = tarballs.Fetch(
       vm,
-      cassandra_config.TarballUrl(version),
-      cassandra_config.DirName(version),
+      cassandra_config.Tarball(settings),
+      cassandra_config.DirName(settings.cassandra_version),
       root,
   )
+  java_install.Ensure(
+      vm,
+      cassandra_config.JavaOf(settings.cassandra_version),
+      package_manager,
+      install_dir,
+  )
+  return install_dir
 
 
 def PrepareDataDirCommand(data_dir):
-  """Creates the data directories, owned by the login user.
-
-  sudo is used only when the mount point is not writable (a freshly mounted
-  disk belongs to root), so the command also runs where there is no sudo.
-  """
-  top = shlex.quote(data_dir)
-  subdirs = ' '.join(
+  """Creates the database's directories in the claimed data directory."""
+  return 'mkdir -p ' + ' '.join(
       shlex.quote(posixpath.join(data_dir, sub))
       for _, sub in cassandra_config.DATA_SUBDIRS
-  )
-  return (
-      f'{{ mkdir -p {top} 2>/dev/null && [ -w {top} ]; }}'
-      f' || {{ sudo mkdir -p {top} && sudo chown "$(id -u):$(id -g)" {top}; }}'
-      f' && mkdir -p {subdirs}'
   )
 
 
@@ -124,10 +122,14 @@ def JvmOptionsCommand(conf_dir, file_name, options=(), comment_gc=False):
 
 
 def StartCommand(install_dir, pid_file, out_file):
-  """Starts Cassandra in the background (`-R`: also when run as root)."""
+  """Starts Cassandra in the background (`-R`: also when run as root).
+
+  On the JDK linked into the install (java_install.Ensure).
+  """
   return (
       f'mkdir -p {shlex.quote(posixpath.dirname(out_file))}'
-      f' && cd {shlex.quote(install_dir)} && bin/cassandra -R'
+      f' && cd {shlex.quote(install_dir)}'
+      f' && {java_install.EnvPrefix(install_dir)} bin/cassandra -R'
       f' -p {shlex.quote(pid_file)} > {shlex.quote(out_file)} 2>&1'
   )
 
@@ -159,6 +161,7 @@ class CassandraEngine(base.Engine):
     storage_port: internode port written into cassandra.yaml.
     native_port: CQL port written into cassandra.yaml.
     cluster_name: cluster_name in cassandra.yaml.
+    owner: the run's id, recorded in the data directory it claims.
   """
 
   NAME = 'cassandra'
@@ -173,8 +176,10 @@ class CassandraEngine(base.Engine):
       storage_port=7000,
       native_port=9042,
       cluster_name=CLUSTER_NAME,
+      owner='',
   ):
     super().__init__(settings)
+    self.owner = owner
     self.data_dir = data_dir
     self.install_dir = install_dir or tarballs.InstallDir(
         cassandra_config.DirName(settings.cassandra_version)
@@ -192,11 +197,14 @@ class CassandraEngine(base.Engine):
     self.cluster_name = cluster_name
 
   def NodetoolCommand(self, *args, utc=False):
-    """A nodetool command line; utc=True prints times in UTC."""
+    """A nodetool command line on the install's JDK; utc=True: UTC times."""
     words = [self.nodetool]
     if self.jmx_port:
       words += ['-p', str(self.jmx_port)]
-    command = shlex.join([*words, *args])
+    command = (
+        f'{java_install.EnvPrefix(self.install_dir)}'
+        f' {shlex.join([*words, *args])}'
+    )
     return f'TZ=UTC {command}' if utc else command
 
   def _Nodetool(self, vm, *args, utc=False):
@@ -208,9 +216,16 @@ class CassandraEngine(base.Engine):
     vm.Install(PACKAGE)
 
   def Configure(self, vm, seed_ips):
-    """Writes cassandra.yaml, the rack file and the JVM options."""
+    """Claims the data directory; writes cassandra.yaml, rack file, JVM options.
+
+    Raises:
+      data_dir.DataDirError: the data directory holds files this run did
+        not write (and --scylla_allow_existing_data is not set).
+    """
     s = self.settings
+    data_dir_lib.Claim(vm, self.data_dir, self.owner, s.allow_existing_data)
     vm.RemoteCommand(PrepareDataDirCommand(self.data_dir))
+    self.volumes[vm.name] = data_dir_lib.Describe(vm, self.data_dir)
     vm.RenderTemplate(
         YAML_TEMPLATE,
         posixpath.join(self.conf_dir, 'cassandra.yaml'),
@@ -249,6 +264,36 @@ class CassandraEngine(base.Engine):
 
   def Stop(self, vm):
     vm.RemoteCommand(StopCommand(self.pid_file))
+
+  def Clean(self, vm):
+    """Removes the data this run wrote (never data it started on)."""
+    subdirs = ' '.join(
+        shlex.quote(posixpath.join(self.data_dir, sub))
+        for _, sub in cassandra_config.DATA_SUBDIRS
+    )
+    vm.RemoteCommand(
+        data_dir_lib.ReleaseCommand(
+            self.data_dir, self.owner, f'rm -rf {subdirs}'
+        )
+    )
+
+  def Tuning(self, vms):
+    """Version and each node's data volume, as the cluster's metadata."""
+    per_node = {
+        vm.name: (
+            {'scylla_version': self.Version(vm)}
+            | (
+                self.volumes[vm.name].Metadata()
+                if vm.name in self.volumes
+                else {}
+            )
+        )
+        for vm in vms
+    }
+    metadata, differences = tuning.ClusterMetadata(per_node)
+    for difference in differences:
+      logging.warning('Cassandra nodes differ: %s', difference)
+    return metadata, None
 
   def NodeStates(self, vm):
     return node_status.ParseNodetoolStatus(self._Nodetool(vm, 'status'))

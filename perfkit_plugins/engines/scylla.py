@@ -13,6 +13,7 @@ import shlex
 import threading
 
 import perfkit_plugins
+from perfkit_plugins import data_dir
 from perfkit_plugins import raid
 from perfkit_plugins.core import compactions
 from perfkit_plugins.core import local_disks
@@ -46,24 +47,39 @@ TEMPLATE_DIR = os.path.join(
 # Installation.
 
 
-def AptKeyCommand():
-  """ScyllaDB's signing key into /etc/apt/keyrings (as ScyllaDB documents)."""
+def AptKeyCommand(key_url=''):
+  """ScyllaDB's signing key into /etc/apt/keyrings (as ScyllaDB documents).
+
+  From the Ubuntu key server, or from `key_url` (an ASCII-armored key on a
+  mirror), whose key must be ScyllaDB's: the command fails unless the
+  keyring holds scylla_config.APT_KEY_ID.
+  """
   gpg = (
       'sudo gpg --homedir /tmp --no-default-keyring'
       ' --keyring /tmp/scylladb-key.gpg'
   )
   key = scylla_config.APT_KEY_ID
-  return (
-      'sudo mkdir -p /etc/apt/keyrings'
-      f' && {gpg} --keyserver {scylla_config.APT_KEYSERVER} --recv-keys {key}'
-      f' && {gpg} --export --armor {key} | gpg --dearmor'
-      f' | sudo tee {APT_KEYRING} > /dev/null'
+  if key_url:
+    fetch = (
+        f'curl -fsSL {shlex.quote(key_url)} | gpg --dearmor'
+        f' | sudo tee {APT_KEYRING} > /dev/null'
+    )
+  else:
+    fetch = (
+        f'{gpg} --keyserver {scylla_config.APT_KEYSERVER} --recv-keys {key}'
+        f' && {gpg} --export --armor {key} | gpg --dearmor'
+        f' | sudo tee {APT_KEYRING} > /dev/null'
+    )
+  check = (
+      f'gpg --show-keys --with-colons {APT_KEYRING}'
+      f' | grep -qi {shlex.quote(key)}'
   )
+  return f'sudo mkdir -p /etc/apt/keyrings && {fetch} && {check}'
 
 
-def AptListCommand(release):
-  url = scylla_config.AptListUrl(release)
-  return f'sudo curl -fsSL -o {APT_LIST} {shlex.quote(url)}'
+def RepoFileCommand(url, path):
+  """Downloads a repository file (apt list, yum repo) into place."""
+  return f'sudo curl -fsSL -o {path} {shlex.quote(url)}'
 
 
 def WriteFileCommand(path, text):
@@ -72,11 +88,6 @@ def WriteFileCommand(path, text):
       f'printf %s {shlex.quote(text)} | sudo tee {shlex.quote(path)}'
       ' > /dev/null'
   )
-
-
-def YumRepoCommand(release):
-  url = scylla_config.YumRepoUrl(release)
-  return f'sudo curl -fsSL -o {YUM_REPO} {shlex.quote(url)}'
 
 
 def EpelCommand():
@@ -94,10 +105,18 @@ def YumPackage(release):
   return 'scylla' if version is None else f'scylla-{version}'
 
 
-def AptInstall(vm, release):
-  """Installs ScyllaDB `release` (X.Y or X.Y.Z) on Debian/Ubuntu."""
-  vm.RemoteCommand(AptKeyCommand())
-  vm.RemoteCommand(AptListCommand(release))
+def AptInstall(vm, settings):
+  """Installs ScyllaDB --scylla_release (X.Y or X.Y.Z) on Debian/Ubuntu.
+
+  From --scylla_repo_url and --scylla_repo_key_url when given (a mirror).
+  """
+  release = settings.release
+  vm.RemoteCommand(AptKeyCommand(settings.repo_key_url))
+  vm.RemoteCommand(
+      RepoFileCommand(
+          scylla_config.RepoUrl(release, settings.repo_url, 'apt'), APT_LIST
+      )
+  )
   preferences = scylla_config.AptPreferences(release)
   if preferences:
     vm.RemoteCommand(WriteFileCommand(APT_PREFERENCES, preferences))
@@ -105,10 +124,18 @@ def AptInstall(vm, release):
   vm.InstallPackages('scylla')
 
 
-def YumInstall(vm, release):
-  """Installs ScyllaDB `release` (X.Y or X.Y.Z) on RHEL-family systems."""
+def YumInstall(vm, settings):
+  """Installs ScyllaDB --scylla_release (X.Y or X.Y.Z) on RHEL-family systems.
+
+  From --scylla_repo_url when given (a mirror).
+  """
+  release = settings.release
   vm.RemoteCommand(EpelCommand())
-  vm.RemoteCommand(YumRepoCommand(release))
+  vm.RemoteCommand(
+      RepoFileCommand(
+          scylla_config.RepoUrl(release, settings.repo_url, 'yum'), YUM_REPO
+      )
+  )
   vm.InstallPackages(YumPackage(release))
 
 
@@ -233,15 +260,17 @@ class ScyllaEngine(base.Engine):
 
   NAME = 'scylla'
 
-  def __init__(self, settings, local_ssds=0, output_dir=None):
+  def __init__(self, settings, local_ssds=0, output_dir=None, owner=''):
     """Creates the engine.
 
     Args:
       settings: validated settings.Settings.
       local_ssds: local SSDs of the server type (local_disks.LocalSsdCount).
       output_dir: local directory for raw outputs (device listings).
+      owner: the run's id, recorded in the data directory it claims.
     """
     super().__init__(settings)
+    self.owner = owner
     self.local_ssds = local_ssds
     self.output_dir = output_dir
     self.extra_yaml = scylla_config.ParseYamlExtra(settings.yaml_extra)
@@ -257,7 +286,13 @@ class ScyllaEngine(base.Engine):
     if self.settings.data_disk == 'local':
       volume = raid.BuildDataRaid(vm, self.local_ssds, self.output_dir)
     else:
-      volume = raid.UseNetworkDisk(vm)
+      volume = raid.UseGivenDisk(vm)
+    data_dir.Claim(
+        vm,
+        local_disks.DATA_DIR,
+        self.owner,
+        self.settings.allow_existing_data,
+    )
     nic = self.settings.nic or self._DefaultNic(vm)
     with self._lock:
       io_files = self._io_files if self.settings.io_setup == 'reuse' else None
@@ -338,8 +373,12 @@ class ScyllaEngine(base.Engine):
     vm.RemoteCommand(ServiceCommand('stop'), ignore_failure=True)
 
   def Clean(self, vm):
-    """Removes the stopped node's data; with local SSDs also the array."""
-    vm.RemoteCommand(RemoveDataCommand())
+    """Removes the data this run wrote; with local SSDs also the array."""
+    vm.RemoteCommand(
+        data_dir.ReleaseCommand(
+            local_disks.DATA_DIR, self.owner, RemoveDataCommand()
+        )
+    )
     if self.settings.data_disk == 'local':
       raid.RemoveRaid(vm)
 

@@ -10,9 +10,11 @@ This module is the thin PKB shell: flags, config and conversion of results
 into samples. The work lives in perfkit_plugins (operations and core).
 """
 
+import functools
 import json
 import logging
 import os
+import re
 
 from absl import flags
 import blinker
@@ -29,6 +31,7 @@ from perfkit_plugins import clocks
 from perfkit_plugins import cluster
 from perfkit_plugins import discovery
 from perfkit_plugins import engines
+from perfkit_plugins import machine_facts
 from perfkit_plugins import raw_outputs
 from perfkit_plugins import run_sequence
 from perfkit_plugins import scylla_phases_flags
@@ -40,6 +43,7 @@ from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import sizing
+from perfkit_plugins.core import stress_tools
 
 FLAGS = flags.FLAGS
 
@@ -113,6 +117,20 @@ _RegisterResources()
 
 def _Cloud(group):
   return group.get('cloud') or FLAGS.cloud
+
+
+def _StaticCount(group, user_group, count_flag):
+  """The VM count of a group of static VMs (own machines).
+
+  The flag when given, else the user config's vm_count, else one VM per
+  static VM: never the benchmark default's, which would make PKB provision
+  cloud VMs next to the user's machines.
+  """
+  if FLAGS[count_flag].present and FLAGS[count_flag].value:
+    return FLAGS[count_flag].value
+  if user_group.get('vm_count'):
+    return user_group['vm_count']
+  return len(group['static_vms'])
 
 
 def _SetMachineType(group, machine_type):
@@ -201,6 +219,13 @@ def _LoaderCount(servers, loaders, cloud):
     return FLAGS.scylla_loader_count
   if loaders.get('vm_count'):
     return loaders['vm_count']
+  if servers.get('static_vms'):
+    raise errors.Setup.InvalidFlagConfigurationError(
+        '--scylla_loader_count: the servers are static VMs, whose size is'
+        ' only known once they are reached, so loaders cannot be sized'
+        ' before provisioning; give --scylla_loader_count (or the loaders'
+        " group's vm_count)."
+    )
   server_type = servers['vm_spec'][cloud]['machine_type']
   loader_type = loaders['vm_spec'][cloud]['machine_type']
   server_shape = machines.Shape(server_type)
@@ -225,21 +250,37 @@ def _LoaderCount(servers, loaders, cloud):
 
 
 def GetConfig(user_config):
-  """Loads the config and applies the server/loader flags to its groups."""
+  """Loads the config and applies the server/loader flags to its groups.
+
+  Groups of static VMs (own machines) keep as many VMs as they list and no
+  disk_spec of ours: PKB uses the disks each static VM declares.
+  """
   config = configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
   servers = config['vm_groups'][SERVERS]
   loaders = config['vm_groups'][LOADERS]
+  user_groups = (user_config or {}).get('vm_groups') or {}
   routed_type = _RouteMachineTypeToServers(config)
   server_type = FLAGS.scylla_server_machine_type or routed_type
   if server_type:
     _SetMachineType(servers, server_type)
   if FLAGS.scylla_loader_machine_type:
     _SetMachineType(loaders, FLAGS.scylla_loader_machine_type)
-  if FLAGS['scylla_server_count'].present or not servers.get('vm_count'):
+  if servers.get('static_vms'):
+    servers['vm_count'] = _StaticCount(
+        servers, user_groups.get(SERVERS) or {}, 'scylla_server_count'
+    )
+  elif FLAGS['scylla_server_count'].present or not servers.get('vm_count'):
     servers['vm_count'] = FLAGS.scylla_server_count
   cloud = _Cloud(servers)
-  loaders['vm_count'] = _LoaderCount(servers, loaders, cloud)
-  servers['disk_spec'] = _ServerDiskSpecs(servers, cloud)
+  if loaders.get('static_vms'):
+    loaders['vm_count'] = _StaticCount(
+        loaders, user_groups.get(LOADERS) or {}, 'scylla_loader_count'
+    )
+  else:
+    loaders['vm_count'] = _LoaderCount(servers, loaders, cloud)
+  servers['disk_spec'] = (
+      None if servers.get('static_vms') else _ServerDiskSpecs(servers, cloud)
+  )
   if not FLAGS['disk_fs_type'].present:
     # PKB formats network disks and Cassandra's array; both databases want
     # XFS. (ScyllaDB's own array is formatted by scylla_raid_setup.)
@@ -247,17 +288,65 @@ def GetConfig(user_config):
   return config
 
 
+def _MachineType(group, label_flag):
+  """The machine type a group's samples say its VMs are.
+
+  The provisioned type; for static VMs (own machines) only the label the
+  user gives (--scylla_*_machine_type, or --machine_type for the servers),
+  else none: the config's cloud type is not what they are.
+  """
+  if not group.static_vms:
+    return group.vm_spec.machine_type
+  label = FLAGS[label_flag].value
+  if not label and label_flag == 'scylla_server_machine_type':
+    label = FLAGS.machine_type if FLAGS['machine_type'].present else ''
+  return label or ''
+
+
+def _DeclaredDataDir(servers):
+  """The data directory the static servers declare (disk_specs mount_point).
+
+  Raises:
+    settings_lib.SettingsError: a static server declares none, or they
+      declare different ones.
+  """
+  points = {
+      spec.ip_address: spec.disk_specs[0].mount_point if spec.disk_specs else ''
+      for spec in servers.static_vms
+  }
+  if not all(points.values()) or len(set(points.values())) != 1:
+    raise settings_lib.SettingsError(
+        'data_disk',
+        'the static VMs of the servers group must each declare one data'
+        ' disk, all at the same mount point (disk_specs: [{mount_point:'
+        f' /path}}]); they declare {points}',
+    )
+  return next(iter(points.values()))
+
+
 def SettingsFromConfig(benchmark_config):
-  """Settings from flags and the decoded VM groups."""
+  """Settings from flags and the decoded VM groups.
+
+  Raises:
+    settings_lib.SettingsError: naming the flag at fault.
+  """
   servers = benchmark_config.vm_groups[SERVERS]
   loaders = benchmark_config.vm_groups[LOADERS]
+  overrides = {}
+  if servers.static_vms:
+    overrides['data_dir'] = _DeclaredDataDir(servers)
+    if not FLAGS['scylla_data_disk'].present:
+      overrides['data_disk'] = 'declared'
   return scylla_phases_flags.SettingsFromFlags(
       FLAGS,
       cloud=servers.cloud,
       server_count=servers.vm_count,
       loader_count=loaders.vm_count,
-      server_machine_type=servers.vm_spec.machine_type,
-      loader_machine_type=loaders.vm_spec.machine_type,
+      server_machine_type=_MachineType(servers, 'scylla_server_machine_type'),
+      loader_machine_type=_MachineType(loaders, 'scylla_loader_machine_type'),
+      servers_static=bool(servers.static_vms),
+      loaders_static=bool(loaders.static_vms),
+      **overrides,
   )
 
 
@@ -279,6 +368,8 @@ def LocalSsds(settings, servers):
 
 def _DataVolume(settings, servers):
   """How the servers' data directory will be backed, as plain data."""
+  if settings.data_disk == 'declared':
+    return {'declared_by_static_vms': settings.data_dir}
   if settings.data_disk == 'network':
     return {
         'network_disk': servers.disk_spec.disk_type,
@@ -298,6 +389,14 @@ def _DataVolume(settings, servers):
 def _GroupSummary(group):
   """What PKB decoded for one VM group, as plain data."""
   disk = group.disk_spec
+  if group.static_vms:
+    return {
+        'static_vms': [
+            f'{spec.user_name}@{spec.ip_address}:{spec.ssh_port}'
+            for spec in group.static_vms
+        ],
+        'vm_count': group.vm_count,
+    }
   return {
       'cloud': group.cloud,
       'vm_count': group.vm_count,
@@ -325,21 +424,27 @@ def ClusterRamBytes(settings, servers=()):
 
   The machine type's nominal RAM when it is known, so the plan command, the
   checks before provisioning and the run all choose the same key count;
-  otherwise the memory the servers report.
+  otherwise (static VMs, unknown types) the memory the servers report.
   """
-  shape = machines.Shape(settings.server_machine_type)
+  shape = (
+      None
+      if settings.servers_static
+      else machines.Shape(settings.server_machine_type)
+  )
   if shape:
     return machines.ClusterRamBytes(shape, settings.server_count)
   return sum(vm.total_memory_kb for vm in servers) * 1024
 
 
 def _PlanSteps(settings, server_ips, cluster_ram_bytes):
-  return plan.PlanPhases(
+  stress_path, java_home = stress_install.StressLauncher(settings)
+  return plan.PlanRun(
       settings,
       server_ips,
       cluster_ram_bytes,
-      stress_install.StressBinaryPath(settings),
+      stress_path,
       REMOTE_DIR,
+      java_home,
   )
 
 
@@ -355,6 +460,8 @@ def _CheckPkbDiskFlags(settings, servers):
   Raises:
     errors.Setup.InvalidFlagConfigurationError: naming the PKB flag.
   """
+  if settings.servers_static:
+    return
   wanted = local_disks.DataDiskSpec(
       settings.cloud,
       settings.server_machine_type,
@@ -379,15 +486,52 @@ def _CheckPkbDiskFlags(settings, servers):
       )
 
 
+def _CheckStaticGroups(benchmark_config):
+  """Own machines are used alone and reached one by one.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: a group mixes static VMs
+      with VMs PKB would provision, or two static VMs share an address but
+      not an ssh port while PKB shares ssh connections per address.
+  """
+  addresses = {}
+  for name in (SERVERS, LOADERS):
+    group = benchmark_config.vm_groups[name]
+    if not group.static_vms:
+      continue
+    if group.vm_count != len(group.static_vms):
+      flag = 'scylla_server_count' if name == SERVERS else 'scylla_loader_count'
+      raise errors.Setup.InvalidFlagConfigurationError(
+          f'--{flag}: the {name} group lists {len(group.static_vms)} static'
+          f' VMs but asks for {group.vm_count} VMs; PKB would provision the'
+          ' others in the cloud. Give as many as the group lists (or list'
+          ' more static VMs).'
+      )
+    for spec in group.static_vms:
+      addresses.setdefault(spec.ip_address, set()).add(spec.ssh_port)
+  shared = {a: p for a, p in addresses.items() if len(p) > 1}
+  if shared and FLAGS.ssh_reuse_connections and not FLAGS.ssh_control_path:
+    raise errors.Setup.InvalidFlagConfigurationError(
+        f'--ssh_reuse_connections: static VMs share addresses {shared} on'
+        " different ssh ports, and PKB's shared ssh connections are keyed by"
+        ' address only (ControlPath %h): commands for one would run on the'
+        ' other. Give --ssh_control_path=<short dir>/%h-%p, or'
+        ' --nossh_reuse_connections.'
+    )
+
+
 def CheckPrerequisites(benchmark_config):
   """Validates every setting before anything is provisioned.
 
   Raises:
     errors.Setup.InvalidFlagConfigurationError: naming the flag at fault.
   """
+  _CheckStaticGroups(benchmark_config)
   try:
     settings = SettingsFromConfig(benchmark_config)
-    if machines.Shape(settings.server_machine_type):
+    if not settings.servers_static and machines.Shape(
+        settings.server_machine_type
+    ):
       # Bad key or rate splits fail here, before provisioning.
       _PlanSteps(
           settings,
@@ -416,12 +560,24 @@ def _OutputDir(*parts):
 
 
 def _Engine(settings, benchmark_config):
-  """The engine for this run's servers."""
+  """The engine for this run's servers (the run's id owns their data)."""
   return engines.ForSettings(
       settings,
       LocalSsds(settings, benchmark_config.vm_groups[SERVERS]),
       _OutputDir('setup'),
+      owner=FLAGS.run_uri,
   )
+
+
+def _PrepareLoader(vm):
+  """Installs cassandra-stress and readies PKB's long-command helper.
+
+  PKB installs RobustRemoteCommand's helper (python3 and two scripts) on a
+  VM's first RobustRemoteCommand; doing it here keeps that out of the first
+  step, whose loaders must all start together.
+  """
+  vm.Install('scylla_cassandra_stress')
+  vm.RobustRemoteCommand('true')
 
 
 def _AlwaysCallCleanup(benchmark_spec):
@@ -441,14 +597,13 @@ def Prepare(benchmark_spec):
   servers = benchmark_spec.vm_groups[SERVERS]
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
-
-  def _Install(vm):
-    if vm in servers:
-      engine.Install(vm)
-    else:
-      vm.Install('scylla_cassandra_stress')
-
-  background_tasks.RunThreaded(_Install, servers + loaders)
+  # What a VM gets depends on its group, never on VM equality: PKB's static
+  # VMs compare equal when they share an address and ssh port.
+  background_tasks.RunThreaded(
+      lambda task: task(),
+      [functools.partial(engine.Install, vm) for vm in servers]
+      + [functools.partial(_PrepareLoader, vm) for vm in loaders],
+  )
   cluster.Configure(engine, servers, run_parallel=background_tasks.RunThreaded)
   benchmark_spec.scylla_data_volumes = dict(engine.volumes)
   cluster.Start(
@@ -496,9 +651,27 @@ def SampleOf(row):
   return sample.Sample(row.metric, row.value, row.unit, dict(row.metadata))
 
 
-def _RunContext(settings, engine, servers):
-  """What every sample says about the cluster, read from the servers."""
+def _RunContext(settings, engine, servers, loaders):
+  """What every sample says about the cluster, read from the VMs.
+
+  The servers' tuning and what they report of themselves, the version of
+  cassandra-stress every loader reports (checked against the release asked
+  for).
+  """
   tuning, shards = engine.Tuning(servers)
+  tuning = dict(tuning)
+  tuning.update(machine_facts.ClusterFacts(servers, 'server'))
+  tuning.update(machine_facts.ClusterFacts(loaders, 'loader'))
+  tool = stress_tools.StressToolOf(settings)
+  versions = background_tasks.RunThreaded(
+      lambda vm: stress_install.CheckVersion(vm, tool), list(loaders)
+  )
+  tuning['scylla_stress_tool'] = tool.name
+  tuning['scylla_stress_version'] = versions[0].version
+  tuning.update({
+      'scylla_stress_' + re.sub(r'\W', '_', name): version
+      for name, version in versions[0].components.items()
+  })
   return sample_rows.RunContext(
       engine=settings.engine,
       version=tuning.get('scylla_version', ''),
@@ -506,11 +679,7 @@ def _RunContext(settings, engine, servers):
       server_machine_type=settings.server_machine_type,
       server_vcpus=sum(vm.num_cpus for vm in servers),
       shards=shards,
-      server_price=cost.LookUp(
-          settings.server_machine_type,
-          settings.server_price_per_hour,
-          clocks.UtcDate(),
-      ),
+      server_price=cost.ServerPrice(settings, clocks.UtcDate()),
       tuning=tuning,
   )
 
@@ -533,7 +702,7 @@ def Run(benchmark_spec):
       os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured
   )
   offsets = {name: offset.offset_s for name, offset in measured.items()}
-  context = _RunContext(settings, engine, servers)
+  context = _RunContext(settings, engine, servers, loaders)
   steps = _PlanSteps(
       settings,
       [vm.internal_ip for vm in servers],

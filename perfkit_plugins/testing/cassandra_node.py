@@ -45,6 +45,8 @@ LOOPBACK = '127.0.0.1'
 CLUSTER_NAME = 'perfkit_plugins_live'
 # Heap unless the jvm options files set one (they come later and win).
 DEFAULT_HEAP = '768M'
+# Cassandra's own JMX port (cassandra-env.sh).
+DEFAULT_JMX_PORT = 7199
 
 # Module access Cassandra 4.1 and 5.0 need on Java 17: the union of the
 # server and client lists in Cassandra's conf/jvm17-server.options and
@@ -145,14 +147,17 @@ FETCH_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 """
 
 # bin/cassandra: the tarball script's options -f, -p <pid file> and -R
-# (accepted, root is not refused here). In the background, a subshell stays
-# the server's parent and reaps it when it exits, as init does on a real host
-# (where PID 1 does not reap, a `kill -0` loop would otherwise wait on a
-# zombie); the script returns once the PID file is written.
+# (accepted, root is not refused here), Java from $JAVA_HOME when it is set
+# (as the tarball's cassandra.in.sh does), jars from the install's lib/. In
+# the background, a subshell stays the server's parent and reaps it when it
+# exits, as init does on a real host (where PID 1 does not reap, a `kill -0`
+# loop would otherwise wait on a zombie); the script returns once the PID
+# file is written.
 CASSANDRA_SCRIPT = """#!/bin/sh
 # Stand-in for the Apache tarball's bin/cassandra (perfkit_plugins.testing).
 home=$(cd "$(dirname "$0")/.." && pwd)
 conf="$home/conf"
+java="${{JAVA_HOME:+$JAVA_HOME/bin/}}java"
 pidfile=
 foreground=
 while [ $# -gt 0 ]; do
@@ -165,11 +170,11 @@ while [ $# -gt 0 ]; do
 done
 options=$(grep -h '^-' "$conf/jvm-server.options" "$conf/{versioned_options}")
 if [ -n "$foreground" ]; then options="$options -Dcassandra-foreground=yes"; fi
-set -- java {env_options} \\
+set -- "$java" -javaagent:"$home/lib/{jamm_jar}" {env_options} \\
   -Dcassandra.config="file://$conf/cassandra.yaml" \\
   -Dlogback.configurationFile="$conf/logback.xml" \\
   -Dcassandra.logdir="$home/logs" -Dcassandra.storagedir="$home/data" \\
-  $options -cp "$conf:"{lib_glob} \\
+  $options -cp "$conf:$home/lib/*" \\
   org.apache.cassandra.service.CassandraDaemon
 mkdir -p "$home/logs"
 if [ -n "$foreground" ]; then
@@ -290,66 +295,72 @@ def JammJar(lib_dir):
   return jars[0]
 
 
-def CassandraScript(version, lib_dir, jmx_port):
+def CassandraScript(version, lib_dir, jmx_port, extra_options=()):
   """The text of bin/cassandra for a node of `version` on `jmx_port`."""
   env_options = (
-      f'-javaagent:{JammJar(lib_dir)}',
       f'-Dcassandra.jmx.local.port={jmx_port}',
       f'-Xms{DEFAULT_HEAP}',
       f'-Xmx{DEFAULT_HEAP}',
       *SERVER_ENV_OPTIONS,
+      *extra_options,
   )
   return CASSANDRA_SCRIPT.format(
       versioned_options=VersionedOptionsFile(version),
+      jamm_jar=JammJar(lib_dir).name,
       env_options=shlex.join(env_options),
-      lib_glob=shlex.quote(f'{lib_dir}/*'),
   )
 
 
-def NodetoolScript(lib_dir, tools_logback, jmx_port):
+def NodetoolScript(jmx_port):
   """The text of bin/nodetool: the node's JMX port unless -p/--port is given.
 
-  Like the tarball's script, which takes the port from cassandra-env.sh.
+  Like the tarball's script, which takes the port from cassandra-env.sh,
+  and Java from $JAVA_HOME when it is set.
   """
-  command = shlex.join([
-      'java',
+  options = shlex.join([
       *JAVA17_MODULE_OPTIONS,
       *CLIENT_JVM_OPTIONS,
-      f'-Dlogback.configurationFile={tools_logback}',
-      '-cp',
-      f'{lib_dir}/*',
-      'org.apache.cassandra.tools.NodeTool',
-      '-h',
-      LOOPBACK,
   ])
   return (
       '#!/bin/sh\n'
       "# Stand-in for the Apache tarball's bin/nodetool.\n"
+      'home=$(cd "$(dirname "$0")/.." && pwd)\n'
       f'port={jmx_port}\n'
       'for arg in "$@"; do\n'
       '  case "$arg" in -p|--port|--port=*) port= ;; esac\n'
       'done\n'
-      f'exec {command} ${{port:+-p "$port"}} "$@"\n'
+      'exec "${JAVA_HOME:+$JAVA_HOME/bin/}java"'
+      f' {options}'
+      ' -Dlogback.configurationFile="$home/conf/logback-tools.xml"'
+      ' -cp "$home/lib/*" org.apache.cassandra.tools.NodeTool'
+      f' -h {LOOPBACK}'
+      ' ${port:+-p "$port"} "$@"\n'
   )
 
 
-def WriteInstall(install_dir, version, lib_dir, jmx_port):
+def WriteInstall(install_dir, version, lib_dir, jmx_port, extra_options=()):
   """Writes a stand-in for the unpacked Apache tarball of `version`.
 
-  bin/cassandra and bin/nodetool run the jars of `lib_dir`; conf/ holds
-  jvm-server.options and the versioned jvm options file (the collector and
-  module options), logback configurations, but no cassandra.yaml.
+  bin/cassandra and bin/nodetool run the jars of the install's lib/, a
+  link to `lib_dir`; conf/ holds jvm-server.options and the versioned jvm
+  options file (the collector and module options), logback configurations,
+  but no cassandra.yaml. Every path in the scripts is relative to the
+  install, so the directory can be packed into a tarball (BuildTarball).
 
   Args:
     install_dir: the directory to fill (created if needed).
     version: cassandra-all version of the jars.
     lib_dir: the jars (FetchJars).
     jmx_port: the server's JMX port on loopback, nodetool's default port.
+    extra_options: more JVM options of the server (bin/cassandra).
   """
   install_dir = pathlib.Path(install_dir)
   bin_dir, conf_dir = install_dir / 'bin', install_dir / 'conf'
   for d in (bin_dir, conf_dir, install_dir / 'logs'):
     d.mkdir(parents=True, exist_ok=True)
+  lib_link = install_dir / 'lib'
+  if not lib_link.is_symlink():
+    lib_link.symlink_to(pathlib.Path(lib_dir).resolve())
   header = '# Stand-in written by perfkit_plugins.testing.cassandra_node\n'
   (conf_dir / 'jvm-server.options').write_text(header + '-Xss256k\n')
   (conf_dir / VersionedOptionsFile(version)).write_text(
@@ -360,14 +371,45 @@ def WriteInstall(install_dir, version, lib_dir, jmx_port):
   (conf_dir / 'logback.xml').write_text(SERVER_LOGBACK)
   (conf_dir / 'logback-tools.xml').write_text(TOOLS_LOGBACK)
   scripts = {
-      'cassandra': CassandraScript(version, lib_dir, jmx_port),
-      'nodetool': NodetoolScript(
-          lib_dir, conf_dir / 'logback-tools.xml', jmx_port
-      ),
+      'cassandra': CassandraScript(version, lib_dir, jmx_port, extra_options),
+      'nodetool': NodetoolScript(jmx_port),
   }
   for name, text in scripts.items():
     (bin_dir / name).write_text(text)
     (bin_dir / name).chmod(0o755)
+
+
+def BuildTarball(
+    version, lib_dir, out_dir, jmx_port=DEFAULT_JMX_PORT, extra_options=()
+):
+  """Packs a stand-in install into `apache-cassandra-<version>-bin.tar.gz`.
+
+  The archive has the Apache tarball's name and top directory
+  (`apache-cassandra-<version>/`), the jars inside its lib/, and the JMX
+  port Cassandra's own cassandra-env.sh uses, so the Cassandra engine
+  installs and runs it as it would the real one.
+
+  Args:
+    version: cassandra-all version of the jars.
+    lib_dir: the jars (FetchJars).
+    out_dir: existing directory receiving the archive.
+    jmx_port: the JMX port of every node started from it.
+    extra_options: more JVM options of its servers.
+
+  Returns:
+    The archive's path.
+  """
+  top = cassandra_config.DirName(version)
+  archive = pathlib.Path(out_dir) / f'{top}-bin.tar.gz'
+  with tempfile.TemporaryDirectory() as scratch:
+    WriteInstall(
+        pathlib.Path(scratch) / top, version, lib_dir, jmx_port, extra_options
+    )
+    subprocess.run(
+        ['tar', '--dereference', '-czf', str(archive), '-C', scratch, top],
+        check=True,
+    )
+  return archive
 
 
 def NodeConfig(data_dir, storage_port, native_port):

@@ -35,7 +35,10 @@ class FakeVm:
     remote_files: remote path -> text or bytes served by PullFile; files
       written by RenderTemplate land here too.
     rendered: (template_path, remote_path) of every RenderTemplate.
+    available_packages: packages HasPackage says the OS offers.
   """
+
+  OS_TYPE = 'debian12'
 
   def __init__(
       self,
@@ -57,6 +60,7 @@ class FakeVm:
     self.installed = []
     self.remote_files = {}
     self.rendered = []
+    self.available_packages = set()
     self._rules = []
 
   def Reply(self, pattern, stdout='', stderr='', fail=False):
@@ -119,6 +123,9 @@ class FakeVm:
 
   def InstallPackages(self, packages):
     self.installed.extend(packages.split())
+
+  def HasPackage(self, package):
+    return package in self.available_packages
 
   def CommandsMatching(self, pattern):
     """The recorded commands in which `pattern` is found."""

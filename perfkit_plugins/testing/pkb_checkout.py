@@ -7,6 +7,7 @@ reason that says how to enable it.
 """
 
 import os
+import subprocess
 import sys
 
 ENV = 'PKB_CHECKOUT'
@@ -64,3 +65,27 @@ def _ShareTestsPackage(pkb_tests):
   if tests is not None and getattr(tests, '__file__', None) is None:
     if pkb_tests not in list(tests.__path__):
       tests.__path__.append(pkb_tests)
+
+
+def RunPkb(args, timeout, python=sys.executable, env=None):
+  """Runs stock `pkb.py` of the checkout with `args`.
+
+  Args:
+    args: pkb.py's arguments.
+    timeout: seconds before the process is killed (a test failure).
+    python: the interpreter (one with the plugin installed).
+    env: environment; default this process's, without PYTHONPATH.
+
+  Returns:
+    subprocess.CompletedProcess with text stdout and stderr.
+  """
+  if env is None:
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+  return subprocess.run(
+      [python, os.path.join(Path(), 'pkb.py'), *args],
+      capture_output=True,
+      text=True,
+      timeout=timeout,
+      env=env,
+      check=False,
+  )

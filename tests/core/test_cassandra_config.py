@@ -36,19 +36,42 @@ def test_series_of_rejects_other_versions(version):
     cassandra_config.SeriesOf(version)
 
 
-def test_tarball_url_and_dir_follow_the_apache_archive_scheme():
-  assert cassandra_config.TarballUrl('5.0.6') == (
+def test_tarball_follows_the_apache_archive_scheme_and_pins_known_sums():
+  tarball = cassandra_config.Tarball(Settings(cassandra_version='5.0.6'))
+  assert tarball.url == (
       'https://archive.apache.org/dist/cassandra/5.0.6/'
       'apache-cassandra-5.0.6-bin.tar.gz'
   )
+  assert tarball.checksum.source == 'pinned'
+  assert tarball.checksum.Text().startswith('sha512:cab82049269e91ec')
+  assert tarball.url_flag == 'scylla_cassandra_url'
   assert cassandra_config.DirName('4.1.7') == 'apache-cassandra-4.1.7'
+  # A release newer than the pinned table: Apache's published .sha512.
+  newer = cassandra_config.Tarball(Settings(cassandra_version='5.0.9'))
+  assert newer.checksum is None
+  assert newer.published_url == newer.url + '.sha512'
 
 
-def test_java_package_names():
-  assert cassandra_config.JavaPackage(17, 'apt') == 'openjdk-17-jdk-headless'
-  assert cassandra_config.JavaPackage(21, 'yum') == 'java-21-openjdk-devel'
-  with pytest.raises(ValueError):
-    cassandra_config.JavaPackage(17, 'zypper')
+def test_tarball_from_a_mirror_with_a_given_checksum():
+  tarball = cassandra_config.Tarball(
+      Settings(
+          cassandra_version='5.0.9',
+          cassandra_url='http://mirror:8000/c/{version}/c-{version}.tgz',
+          cassandra_checksum='sha256:' + 'AB' * 32,
+      )
+  )
+  assert tarball.url == 'http://mirror:8000/c/5.0.9/c-5.0.9.tgz'
+  assert tarball.checksum.Text() == 'sha256:' + 'ab' * 32
+  assert tarball.checksum.source == 'flag'
+
+
+@pytest.mark.parametrize(
+    'version,java', [('4.0.13', 11), ('4.1.10', 11), ('5.0.9', 17)]
+)
+def test_java_is_exactly_the_series_jdk(version, java):
+  requirement = cassandra_config.JavaOf(version)
+  assert (requirement.minimum, requirement.maximum) == (java, java)
+  assert requirement.Describe() == f'Java {java}'
 
 
 def test_cms_only_on_the_java_11_series():

@@ -70,11 +70,15 @@ def test_raid_args(testdata, release):
 
 
 def test_repositories():
-  assert scylla_config.AptListUrl('2026.3') == (
+  assert scylla_config.RepoUrl('2026.3', '', 'apt') == (
       'https://downloads.scylladb.com/deb/debian/scylla-2026.3.list'
   )
-  assert scylla_config.YumRepoUrl('2026.3.1') == (
+  assert scylla_config.RepoUrl('2026.3.1', '', 'yum') == (
       'https://downloads.scylladb.com/rpm/centos/scylla-2026.3.repo'
+  )
+  assert (
+      scylla_config.RepoUrl('2026.3.1', 'http://m/{version}.list', 'apt')
+      == 'http://m/2026.3.list'
   )
   assert scylla_config.AptPreferences('2026.3') is None
   assert 'Pin: version 2026.3.1-*' in scylla_config.AptPreferences('2026.3.1')
@@ -85,7 +89,7 @@ def test_repositories():
 )
 def test_malformed_release(release):
   with pytest.raises(ValueError):
-    scylla_config.AptListUrl(release)
+    scylla_config.RepoUrl(release, '', 'apt')
 
 
 def test_tablets_setting_by_version():

@@ -6,39 +6,57 @@ from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import stress_tools
 
 
+def _Tool(**changes):
+  return stress_tools.StressToolOf(
+      settings_lib.Validate(settings_lib.Settings(**changes))
+  )
+
+
 def test_scylla_release_tarball():
-  tool = stress_tools.StressToolFor('scylla', '3.18.1', '5.0.6')
-  assert tool.url == (
+  tool = _Tool()
+  assert tool.artifact.url == (
       'https://github.com/scylladb/cassandra-stress/releases/download/'
       'v3.18.1/cassandra-stress-bin-java21.tar.gz'
   )
-  assert tool.java == 21
+  # No pinned sum: the release's own published .sha256.
+  assert tool.artifact.checksum is None
+  assert tool.artifact.published_url.endswith('java21.tar.gz.sha256')
+  assert (tool.java.minimum, tool.java.maximum) == (21, None)
   assert tool.binary == 'bin/cassandra-stress'
   assert tool.dir_name == 'scylla-cassandra-stress-3.18.1'
   assert tool.version == '3.18.1'
 
 
+def test_scylla_tool_from_a_mirror_runs_on_java_11_and_newer():
+  tool = _Tool(
+      stress_url='http://mirror/cs-{version}.tar.gz',
+      stress_checksum='sha256:' + '0' * 64,
+  )
+  assert tool.artifact.url == 'http://mirror/cs-3.18.1.tar.gz'
+  assert tool.artifact.checksum.source == 'flag'
+  assert tool.java.minimum == 11
+  assert tool.java.preferred[0] == 21
+
+
 def test_apache_tool_comes_from_the_cassandra_tarball():
-  tool = stress_tools.StressToolFor('apache', '3.18.1', '4.1.7')
-  assert tool.url == (
+  tool = _Tool(stress_tool='apache', cassandra_version='4.1.7')
+  assert tool.artifact.url == (
       'https://archive.apache.org/dist/cassandra/4.1.7/'
       'apache-cassandra-4.1.7-bin.tar.gz'
   )
-  assert tool.java == 11
+  assert tool.artifact.checksum.source == 'pinned'
+  assert tool.java.Describe() == 'Java 11'
   assert tool.binary == 'tools/bin/cassandra-stress'
   assert tool.dir_name == 'apache-cassandra-4.1.7'
-  assert stress_tools.StressToolFor('apache', '3.18.1', '5.0.6').java == 17
+  assert _Tool(stress_tool='apache').java.Describe() == 'Java 17'
 
 
-@pytest.mark.parametrize('release', ['3.17.5', '3.18', 'v3.18.1', '3.18.1-rc1'])
+@pytest.mark.parametrize(
+    'release', ['3.17.5', '3.18', 'v3.18.1', '3.18.1-rc1', '3.18.1\n']
+)
 def test_scylla_releases_without_the_java21_asset_are_rejected(release):
   with pytest.raises(ValueError):
-    stress_tools.StressToolFor('scylla', release, '5.0.6')
-
-
-def test_unknown_tool():
-  with pytest.raises(ValueError):
-    stress_tools.StressToolFor('tlp', '3.18.1', '5.0.6')
+    stress_tools.CheckScyllaRelease(release)
 
 
 def test_settings_reject_old_scylla_release_naming_the_flag():
@@ -59,7 +77,6 @@ def test_settings_reject_old_scylla_release_naming_the_flag():
 
 
 def test_stress_tool_of_settings():
-  s = settings_lib.Validate(settings_lib.Settings(stress_release='3.20.7'))
-  assert stress_tools.StressToolOf(s).dir_name == (
+  assert _Tool(stress_release='3.20.7').dir_name == (
       'scylla-cassandra-stress-3.20.7'
   )

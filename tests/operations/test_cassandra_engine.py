@@ -19,6 +19,13 @@ from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import study_settings
 
 NASTY = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`"
+# `findmnt -n -o SOURCE,FSTYPE,OPTIONS --target /mnt/data` in a test-bed
+# machine (perfkit_plugins/testing/testbed.py), whose data disk is a bound
+# host directory, as it printed on 2026-11-24.
+FINDMNT = (
+    '/dev/vda[/var/tmp/perfkit_plugins_testbed/pkbtb20134/server-0/data]'
+    ' ext4   rw,relatime,discard,resv_strict,resuid=65534,resgid=65534\n'
+)
 DATA_DIR = '/var/lib/cassandra'
 INSTALL_DIR = '/opt/pkb/apache-cassandra-5.0.9'
 CONF_DIR = INSTALL_DIR + '/conf'
@@ -74,6 +81,13 @@ def Engine(**kwargs):
   return cassandra.CassandraEngine(Settings(**kwargs), DATA_DIR)
 
 
+def Server(**kwargs):
+  """A fake server whose data directory is on a real findmnt's answer."""
+  vm = fake_vm.FakeVm(**kwargs)
+  vm.Reply(r'^findmnt ', FINDMNT)
+  return vm
+
+
 def Sh(command, cwd):
   return subprocess.run(
       ['sh', '-c', command],
@@ -103,7 +117,7 @@ def test_paths_follow_the_version_and_can_be_overridden():
   )
   assert local.conf_dir == '/tmp/node/conf'
   assert local.NodetoolCommand('status') == (
-      '/tmp/node/bin/nodetool -p 7299 status'
+      'JAVA_HOME=/tmp/node/jdk /tmp/node/bin/nodetool -p 7299 status'
   )
 
 
@@ -120,21 +134,52 @@ def test_install_goes_through_the_pkb_package():
         ('4.1.7', 'openjdk-11-jdk-headless'),
     ],
 )
-def test_install_server_fetches_the_apache_tarball(version, package):
+def test_install_server_fetches_the_verified_tarball_and_a_jdk(
+    version, package
+):
   vm = fake_vm.FakeVm()
-  install_dir = cassandra.InstallServer(vm, version, 'apt')
+  settings = Settings(engine='cassandra', cassandra_version=version)
+  tarball = cassandra_config.Tarball(settings)
+  vm.Reply(r'^sha512sum ', f'{tarball.checksum.digest}  x.tar.gz\n')
+  vm.available_packages = {package}
+  listing = []
+  vm.Reply(r'/usr/lib/jvm/\*', lambda _: ''.join(listing))
+
+  def Install(packages):
+    fake_vm.FakeVm.InstallPackages(vm, packages)
+    if packages == package:
+      major = package.split('-')[1]
+      listing.append(
+          f'/usr/lib/jvm/java-{major}/bin/java\topenjdk version "{major}.0.1"\n'
+      )
+
+  vm.InstallPackages = Install
+  install_dir = cassandra.InstallServer(vm, settings, 'apt')
   assert install_dir == f'/opt/pkb/apache-cassandra-{version}'
   assert vm.installed == ['curl', package]
-  assert vm.commands == [
-      tarballs.FetchCommand(cassandra_config.TarballUrl(version), install_dir)
-  ]
+  assert vm.CommandsMatching(shlex.quote(tarball.url) + '$')
+  assert vm.CommandsMatching(r'^rm -rf .*&& tar -xzf')
+  assert vm.commands[-1] == (
+      f'ln -sfn /usr/lib/jvm/java-{package.split("-")[1]} {install_dir}/jdk'
+  )
 
 
 def test_configure_defaults_writes_yaml_and_rack_file_only():
-  vm = fake_vm.FakeVm(internal_ip='10.0.0.4')
+  vm = Server(internal_ip='10.0.0.4')
   engine = Engine(engine='cassandra')
   engine.Configure(vm, ['10.0.0.2', '10.0.0.3'])
-  assert vm.commands == [cassandra.PrepareDataDirCommand(DATA_DIR)]
+  assert vm.commands[1:] == [
+      cassandra.PrepareDataDirCommand(DATA_DIR),
+      f'findmnt -n -o SOURCE,FSTYPE,OPTIONS --target {DATA_DIR}',
+  ]
+  assert vm.commands[0].startswith(f'{{ mkdir -p {DATA_DIR} ')
+  assert engine.volumes[vm.name].Metadata() == {
+      'scylla_data_device': FINDMNT.split()[0],
+      'scylla_data_fstype': 'ext4',
+      'scylla_data_mount_options': (
+          'rw,relatime,discard,resv_strict,resuid=65534,resgid=65534'
+      ),
+  }
   assert [r for _, r in vm.rendered] == [
       CONF_DIR + '/cassandra.yaml',
       CONF_DIR + '/cassandra-rackdc.properties',
@@ -194,7 +239,7 @@ def test_configure_defaults_writes_yaml_and_rack_file_only():
     ],
 )
 def test_configure_renders_the_study_tuning_per_version(version, expected):
-  vm = fake_vm.FakeVm()
+  vm = Server()
   engine = Engine(
       **(study_settings.CASSANDRA_2017 | dict(cassandra_version=version))
   )
@@ -209,7 +254,7 @@ def test_configure_renders_the_study_tuning_per_version(version, expected):
 
 
 def test_configure_keeps_odd_names_and_paths_intact():
-  vm = fake_vm.FakeVm(internal_ip='10.0.0.4')
+  vm = Server(internal_ip='10.0.0.4')
   engine = cassandra.CassandraEngine(
       Settings(engine='cassandra'),
       f'/mnt/{NASTY}: #x',
@@ -222,11 +267,11 @@ def test_configure_keeps_odd_names_and_paths_intact():
 
 
 def test_configure_heap_and_gc_rewrites_both_jvm_files():
-  vm = fake_vm.FakeVm(num_cpus=8)
+  vm = Server(num_cpus=8)
   engine = Engine(**study_settings.CASSANDRA_2017)
   engine.Configure(vm, ['10.0.0.2'])
   options = cassandra_config.JvmOptions(engine.settings, 8)
-  assert vm.commands[1:] == [
+  assert vm.CommandsMatching('jvm') == [
       cassandra.JvmOptionsCommand(
           CONF_DIR, 'jvm-server.options', options, comment_gc=True
       ),
@@ -237,9 +282,9 @@ def test_configure_heap_and_gc_rewrites_both_jvm_files():
 
 
 def test_configure_heap_only_leaves_the_collector_alone():
-  vm = fake_vm.FakeVm()
+  vm = Server()
   Engine(engine='cassandra', cassandra_heap_gb=12).Configure(vm, ['10.0.0.2'])
-  assert vm.commands[1:] == [
+  assert vm.CommandsMatching('jvm') == [
       cassandra.JvmOptionsCommand(
           CONF_DIR, 'jvm-server.options', ('-Xms12G', '-Xmx12G')
       )
@@ -302,7 +347,7 @@ def test_g1_on_5_0_keeps_non_collector_options(tmp_path):
   ]
 
 
-def test_prepare_data_dir_without_sudo_when_writable(tmp_path):
+def test_prepare_data_dir_creates_the_database_directories(tmp_path):
   data_dir = tmp_path / f'data {NASTY}'
   result = Sh(cassandra.PrepareDataDirCommand(str(data_dir)), tmp_path)
   assert result.returncode == 0, result.stderr
@@ -359,7 +404,7 @@ def test_nodetool_queries_parse_real_outputs(testdata):
       testdata('live', 'c509-busy-compactionstats.txt'),
   )
   vm.Reply(
-      r'^TZ=UTC \S+nodetool compactionhistory$',
+      r'^TZ=UTC JAVA_HOME=\S+ \S+nodetool compactionhistory$',
       testdata('live', 'c509-after-compactionhistory.txt'),
   )
   vm.Reply(r'nodetool version$', testdata('live', 'c509-version.txt'))
@@ -379,9 +424,12 @@ def test_nodetool_queries_parse_real_outputs(testdata):
 def test_flush_quotes_the_keyspace():
   vm = fake_vm.FakeVm()
   Engine(engine='cassandra').Flush(vm, NASTY)
-  assert [shlex.split(c) for c in vm.commands] == [
-      [INSTALL_DIR + '/bin/nodetool', 'flush', NASTY]
-  ]
+  assert [shlex.split(c) for c in vm.commands] == [[
+      f'JAVA_HOME={INSTALL_DIR}/jdk',
+      INSTALL_DIR + '/bin/nodetool',
+      'flush',
+      NASTY,
+  ]]
 
 
 def test_log_paths():

@@ -83,9 +83,9 @@ def testNodeConfigStaysOnLoopbackAndInItsDirectory(tmp_path):
 
 
 def testNodetoolScriptUsesTheNodePortUnlessGivenOne(tmp_path):
-  script = cassandra_node.NodetoolScript('/jars', tmp_path / 'lb.xml', 17199)
+  script = cassandra_node.NodetoolScript(17199)
   path = tmp_path / 'nodetool'
-  path.write_text(script.replace('exec java', 'exec echo java'))
+  path.write_text(script.replace('exec "$', 'exec echo "$'))
   path.chmod(0o755)
 
   def Args(*args):

@@ -13,6 +13,7 @@ import pytest
 
 from perfkit_plugins import raid
 from perfkit_plugins.core import settings
+from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.testing import fake_vm
 
@@ -259,11 +260,12 @@ def test_network_disk_builds_no_array(testdata, tmp_path):
       1,
       'eth0',
   )
+  vm.Reply(r'^findmnt', '/dev/sdb xfs rw,relatime\n')
   engine = _Engine(0, tmp_path, data_disk='network')
   engine.Configure(vm, ['10.0.0.2'])
   assert not vm.CommandsMatching(r'scylla_raid_setup|^lsblk')
   assert vm.CommandsMatching(r'^sudo chown -R scylla:scylla /var/lib/scylla$')
-  assert engine.volumes['server-3'].disks == ()
+  assert engine.volumes['server-3'].disks is None
   assert engine.tuning_records['server-3'].shards == 14
   _AssertNoDifferences(engine, 'server-3')
 
@@ -332,10 +334,15 @@ def test_release_mismatch_is_a_difference(testdata, tmp_path):
   assert any('requested 2025.4' in p for p in problems)
 
 
+def _Sources(**changes):
+  return settings_lib.Validate(settings_lib.Settings(**changes))
+
+
 def test_apt_install_sequence_and_pinning():
   vm = fake_vm.FakeVm()
-  scylla.AptInstall(vm, '2026.3.1')
-  assert 'c503c686b007f39e' in vm.commands[0]
+  scylla.AptInstall(vm, _Sources(release='2026.3.1'))
+  assert 'keyserver.ubuntu.com' in vm.commands[0]
+  assert 'grep -qi c503c686b007f39e' in vm.commands[0]
   assert vm.commands[1].endswith(
       'https://downloads.scylladb.com/deb/debian/scylla-2026.3.list'
   )
@@ -343,17 +350,44 @@ def test_apt_install_sequence_and_pinning():
   assert vm.commands[3] == 'sudo apt-get update'
   assert vm.installed == ['scylla']
   unpinned = fake_vm.FakeVm()
-  scylla.AptInstall(unpinned, '2026.3')
+  scylla.AptInstall(unpinned, _Sources(release='2026.3'))
   assert not unpinned.CommandsMatching('preferences')
+
+
+def test_apt_install_from_a_mirror_checks_the_key_is_scyllas():
+  vm = fake_vm.FakeVm()
+  scylla.AptInstall(
+      vm,
+      _Sources(
+          release='2026.3.1',
+          repo_url='http://mirror:80/scylla/scylla-{version}.list',
+          repo_key_url='http://mirror:80/scylla/key.asc',
+      ),
+  )
+  key_command = vm.commands[0]
+  assert 'keyserver' not in key_command
+  assert 'curl -fsSL http://mirror:80/scylla/key.asc | gpg --dearmor' in (
+      key_command
+  )
+  assert key_command.endswith(
+      'gpg --show-keys --with-colons /etc/apt/keyrings/scylladb.gpg'
+      ' | grep -qi c503c686b007f39e'
+  )
+  assert vm.commands[1].endswith('http://mirror:80/scylla/scylla-2026.3.list')
 
 
 def test_yum_install_sequence():
   vm = fake_vm.FakeVm()
-  scylla.YumInstall(vm, '2026.3.1')
+  scylla.YumInstall(vm, _Sources(release='2026.3.1'))
   assert vm.commands[1].endswith(
       'https://downloads.scylladb.com/rpm/centos/scylla-2026.3.repo'
   )
   assert vm.installed == ['scylla-2026.3.1']
+  mirrored = fake_vm.FakeVm()
+  scylla.YumInstall(
+      mirrored, _Sources(repo_url='http://m/scylla-{version}.repo')
+  )
+  assert mirrored.commands[1].endswith('http://m/scylla-2026.3.repo')
 
 
 HOSTILE = 'ks\'; touch /tmp/pwned; echo "$(id)" `id` \\ |&'

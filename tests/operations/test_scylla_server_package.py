@@ -1,4 +1,8 @@
-"""linux_packages/scylla_server.py: --scylla_release reaches the installer."""
+"""linux_packages/scylla_server.py: the release and mirror flags reach it.
+
+--scylla_release is validated with every other flag before provisioning
+(core/settings.py); the package reads what it installs.
+"""
 
 import importlib.util
 import pathlib
@@ -43,10 +47,11 @@ def test_yum_install_pins_the_patch_release(package):
   assert vm.installed == ['scylla-2026.3.1']
 
 
-def test_malformed_release_names_the_flag(package):
+def test_mirror_flags_reach_the_installer(package):
   vm = fake_vm.FakeVm()
   with flagsaver.flagsaver():
-    flags.FLAGS['scylla_release'].value = 'latest'
-    with pytest.raises(ValueError, match='--scylla_release'):
-      package.AptInstall(vm)
-  assert vm.commands == []
+    flags.FLAGS['scylla_repo_url'].value = 'http://m/s-{version}.list'
+    flags.FLAGS['scylla_repo_key_url'].value = 'http://m/key.asc'
+    package.AptInstall(vm)
+  assert vm.CommandsMatching(r'curl -fsSL http://m/key\.asc \|')
+  assert vm.CommandsMatching(r'http://m/s-2026\.3\.list$')

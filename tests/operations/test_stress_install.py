@@ -1,18 +1,31 @@
-"""Tests for stress_install.py and tarballs.py on fake and local shells."""
+"""Tests for stress_install.py, tarballs.py and java_install.py.
 
+Downloads, checksums and unpacking run for real in a local shell (LocalVm,
+file:// URLs); the install sequences on recording fake VMs; version checks
+on real `cassandra-stress version` outputs.
+"""
+
+import hashlib
+import pathlib
+import shlex
 import subprocess
 import tarfile
 
 import pytest
 
+from perfkit_plugins import java_install
 from perfkit_plugins import stress_install
 from perfkit_plugins import tarballs
+from perfkit_plugins.core import artifacts
+from perfkit_plugins.core import java
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import stress_output
 from perfkit_plugins.core import stress_tools
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import local_vm
 
 NASTY = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`"
+TESTDATA = pathlib.Path(__file__).parents[1] / 'testdata'
 
 
 def Sh(command, cwd):
@@ -36,95 +49,242 @@ def MakeTarball(path, top):
   return path
 
 
-def test_fetch_command_unpacks_without_top_dir_and_only_once(tmp_path):
+def _Artifact(archive, checksum=''):
+  return artifacts.Make(
+      'Tool 1 tarball',
+      '1',
+      f'file://{archive}',
+      'scylla_stress_url',
+      checksum,
+      'scylla_stress_checksum',
+      published_algorithm=artifacts.SHA256,
+  )
+
+
+def _Sha256(path):
+  return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def test_fetch_verifies_unpacks_and_does_not_fetch_again(tmp_path):
   archive = MakeTarball(tmp_path / 'cs.tar.gz', 'cassandra-stress')
-  target = tmp_path / 'root' / f'tool {NASTY}'
-  target.parent.mkdir()
-  command = tarballs.FetchCommand(f'file://{archive}', str(target))
-  result = Sh(command, tmp_path)
-  assert result.returncode == 0, result.stderr
-  assert (target / 'bin' / 'cassandra-stress').is_file()
-  assert sorted(p.name for p in target.parent.iterdir()) == [target.name]
+  root = tmp_path / f'root {NASTY}'
+  vm = local_vm.LocalVm(cwd=tmp_path)
+  artifact = _Artifact(archive, f'sha256:{_Sha256(archive)}')
+  target, checksum = tarballs.Fetch(vm, artifact, 'tool', str(root))
+  assert checksum.source == 'flag'
+  assert (pathlib.Path(target) / 'bin' / 'cassandra-stress').is_file()
+  assert sorted(p.name for p in root.iterdir()) == ['tool']
+  record = pathlib.Path(target) / tarballs.CHECKSUM_RECORD
+  assert record.read_text() == checksum.Text() + '\n'
   assert not list(tmp_path.glob('pwned*'))
-  # Installed already: not fetched again (the URL is gone now).
+  # Installed and verified already: not downloaded again (it is gone now).
   archive.unlink()
-  assert Sh(command, tmp_path).returncode == 0
+  assert tarballs.Fetch(vm, artifact, 'tool', str(root))[0] == target
 
 
-def test_fetch_command_failure_leaves_no_install_dir(tmp_path):
-  target = tmp_path / 'tool'
-  result = Sh(
-      tarballs.FetchCommand(f'file://{tmp_path}/missing.tar.gz', str(target)),
-      tmp_path,
+def test_fetch_uses_the_checksum_published_beside_the_tarball(tmp_path):
+  archive = MakeTarball(tmp_path / 'cs.tar.gz', 'cassandra-stress')
+  vm = local_vm.LocalVm(cwd=tmp_path)
+  artifact = _Artifact(archive)
+  with pytest.raises(artifacts.ArtifactError) as raised:
+    tarballs.Fetch(vm, artifact, 'tool', str(tmp_path / 'root'))
+  assert 'no --scylla_stress_checksum given' in str(raised.value)
+  assert not (tmp_path / 'root' / 'tool').exists()
+  # As sha256sum writes it, as the release workflow publishes it.
+  pathlib.Path(f'{archive}.sha256').write_text(
+      Sh(f'sha256sum {archive.name}', tmp_path).stdout
   )
-  assert result.returncode != 0
-  assert not target.exists()
+  _, checksum = tarballs.Fetch(vm, artifact, 'tool', str(tmp_path / 'root'))
+  assert checksum == artifacts.Checksum('sha256', _Sha256(archive), 'published')
 
 
-def test_install_scylla_tool_installs_java_21_and_the_release():
-  vm = fake_vm.FakeVm()
-  tool = stress_tools.StressToolFor('scylla', '3.18.1', '5.0.6')
-  binary = stress_install.Install(vm, tool, 'apt')
-  assert (
-      binary == '/opt/pkb/scylla-cassandra-stress-3.18.1/bin/cassandra-stress'
+def test_wrong_checksum_fails_naming_artifact_and_flags(tmp_path):
+  archive = MakeTarball(tmp_path / 'cs.tar.gz', 'cassandra-stress')
+  root = tmp_path / 'root'
+  vm = local_vm.LocalVm(name='loader-1', cwd=tmp_path)
+  artifact = _Artifact(archive, 'sha256:' + '0' * 64)
+  with pytest.raises(artifacts.ArtifactError) as raised:
+    tarballs.Fetch(vm, artifact, 'tool', str(root))
+  message = str(raised.value)
+  assert message.startswith('Tool 1 tarball: checksum mismatch')
+  assert '--scylla_stress_checksum' in message
+  assert '--scylla_stress_url' in message
+  assert f'got sha256:{_Sha256(archive)}' in message
+  # Nothing unpacked, the download removed.
+  assert list(root.iterdir()) == []
+
+
+def test_failed_download_names_the_url_flag_and_leaves_nothing(tmp_path):
+  vm = local_vm.LocalVm(name='loader-1', cwd=tmp_path)
+  artifact = _Artifact(tmp_path / 'missing.tar.gz', 'sha256:' + '0' * 64)
+  with pytest.raises(artifacts.ArtifactError) as raised:
+    tarballs.Fetch(vm, artifact, 'tool', str(tmp_path / 'root'))
+  assert 'could not download file://' in str(raised.value)
+  assert 'on loader-1' in str(raised.value)
+  assert '--scylla_stress_url' in str(raised.value)
+  assert not (tmp_path / 'root' / 'tool').exists()
+
+
+def test_a_changed_checksum_replaces_the_install(tmp_path):
+  first = MakeTarball(tmp_path / 'a' / 'cs.tar.gz', 'cassandra-stress')
+  root = str(tmp_path / 'root')
+  vm = local_vm.LocalVm(cwd=tmp_path)
+  target, _ = tarballs.Fetch(
+      vm, _Artifact(first, f'sha256:{_Sha256(first)}'), 'tool', root
   )
-  assert vm.installed == ['curl', 'openjdk-21-jdk-headless']
-  assert vm.commands == [
-      tarballs.FetchCommand(tool.url, '/opt/pkb/scylla-cassandra-stress-3.18.1')
-  ]
-  assert tool.url in vm.commands[0]
+  (pathlib.Path(target) / 'stale').write_text('old')
+  second = tmp_path / 'b' / 'cs.tar.gz'
+  second.parent.mkdir()
+  with tarfile.open(second, 'w:gz') as tar:
+    tar.add(tmp_path / 'a' / 'src' / 'cassandra-stress', arcname='cs2')
+  tarballs.Fetch(
+      vm, _Artifact(second, f'sha256:{_Sha256(second)}'), 'tool', root
+  )
+  assert not (pathlib.Path(target) / 'stale').exists()
 
 
-def test_install_apache_tool_on_yum():
-  vm = fake_vm.FakeVm()
-  tool = stress_tools.StressToolFor('apache', '3.18.1', '5.0.6')
-  binary = stress_install.Install(vm, tool, 'yum', root='/srv/x')
-  assert binary == '/srv/x/apache-cassandra-5.0.6/tools/bin/cassandra-stress'
+def _Settings(**changes):
+  return settings_lib.Validate(settings_lib.Settings(**changes))
+
+
+def _Loader(tool, listing):
+  """A fake loader whose tarball has the expected digest and JDK listing."""
+  vm = fake_vm.FakeVm(name='loader-0')
+  digest = (
+      tool.artifact.checksum.digest if tool.artifact.checksum else 'ab' * 32
+  )
+  digest = (
+      digest if tool.artifact.published_algorithm == 'sha256' else (digest * 2)
+  )
+  vm.Reply(r'^curl .*\.sha(256|512)$', f'{digest}  cs.tar.gz\n')
+  vm.Reply(r'^sha(256|512)sum ', f'{digest}  cs.tar.gz\n')
+  vm.Reply(r'/usr/lib/jvm/\*', lambda _: ''.join(listing))
+  return vm
+
+
+def test_install_scylla_asset_uses_an_installed_java_21_or_newer():
+  tool = stress_tools.StressToolOf(_Settings())
+  listing = (TESTDATA / 'java' / 'list-debian12-temurin25.txt').read_text()
+  vm = _Loader(tool, [listing])
+  checksum = stress_install.Install(vm, tool, 'apt')
+  assert checksum.source == 'published'
+  assert vm.installed == ['curl']
+  install_dir = '/opt/pkb/scylla-cassandra-stress-3.18.1'
+  assert vm.commands[-1] == (
+      f'ln -sfn /usr/lib/jvm/temurin-25-jdk-amd64 {install_dir}/jdk'
+  )
+  assert vm.CommandsMatching(
+      r'curl .* https://github\.com/scylladb/cassandra-stress/releases/'
+      r'download/v3\.18\.1/cassandra-stress-bin-java21\.tar\.gz$'
+  )
+
+
+def test_install_installs_a_packaged_jdk_only_when_offered():
+  tool = stress_tools.StressToolOf(_Settings(stress_tool='apache'))
+  listing = []
+  vm = _Loader(tool, listing)
+  vm.available_packages = {'java-17-openjdk-devel'}
+
+  def Install(packages):
+    fake_vm.FakeVm.InstallPackages(vm, packages)
+    if packages == 'java-17-openjdk-devel':
+      listing.append(
+          '/usr/lib/jvm/java-17-openjdk/bin/java\topenjdk version "17.0.9"\n'
+      )
+
+  vm.InstallPackages = Install
+  stress_install.Install(vm, tool, 'yum')
   assert vm.installed == ['curl', 'java-17-openjdk-devel']
+  assert vm.commands[-1].startswith('ln -sfn /usr/lib/jvm/java-17-openjdk ')
 
 
-def test_stress_binary_path_follows_the_settings():
-  s = settings_lib.Validate(settings_lib.Settings(stress_tool='apache'))
-  assert stress_install.StressBinaryPath(s) == (
-      '/opt/pkb/apache-cassandra-5.0.9/tools/bin/cassandra-stress'
+def test_install_fails_at_once_when_the_image_has_no_fitting_jdk():
+  tool = stress_tools.StressToolOf(_Settings())
+  listing = (
+      '/usr/lib/jvm/java-17-openjdk-amd64/bin/java\topenjdk version "17.0.15"\n'
+  )
+  vm = _Loader(tool, [listing])
+  with pytest.raises(java.JavaError) as raised:
+    stress_install.Install(vm, tool, 'apt')
+  message = str(raised.value)
+  assert 'ScyllaDB cassandra-stress 3.18.1 needs Java 21 or newer' in message
+  assert 'loader-0 (debian12)' in message
+  assert 'openjdk-21-jdk-headless, openjdk-25-jdk-headless' in message
+  # Nothing was installed that could not be.
+  assert vm.installed == ['curl']
+
+
+def test_java_ensure_on_this_machines_real_jdks(tmp_path):
+  vm = local_vm.LocalVm(cwd=tmp_path)
+  installed = java_install.Installed(vm)
+  assert any(j.major == 17 for j in installed), installed
+  chosen = java_install.Ensure(
+      vm, java.Exactly('Apache Cassandra 5.0.9', 17), 'apt', str(tmp_path)
+  )
+  assert chosen.major == 17
+  java_bin = tmp_path / 'jdk' / 'bin' / 'java'
+  version = subprocess.run(
+      [str(java_bin), '-version'], capture_output=True, text=True, check=True
+  )
+  assert 'version "17.' in version.stderr
+
+
+def test_stress_launcher_follows_the_settings():
+  assert stress_install.StressLauncher(_Settings(stress_tool='apache')) == (
+      '/opt/pkb/apache-cassandra-5.0.9/tools/bin/cassandra-stress',
+      '/opt/pkb/apache-cassandra-5.0.9/jdk',
   )
 
 
-def test_check_version_parses_real_output(lab):
+def test_check_version_accepts_the_release_it_was_asked_for():
+  tool = stress_tools.StressToolOf(_Settings())
   vm = fake_vm.FakeVm()
-  vm.Reply(r' version$', lab('cs-version.txt'))
-  binary = f'/opt/{NASTY}/cassandra-stress'
-  version = stress_install.CheckVersion(vm, binary)
-  assert version.version == '3.12.0-SNAPSHOT'
-  assert version.components['scylla-java-driver'] == '3.11.5.7'
-  assert vm.commands == [stress_install.VersionCommand(binary)]
-  # The path is one shell word.
-  result = subprocess.run(
-      ['sh', '-c', 'printf "%s\\n" ' + stress_install.VersionCommand(binary)],
-      capture_output=True,
-      text=True,
-      check=True,
+  vm.Reply(
+      r' version$',
+      (TESTDATA / 'stress_tool' / 'version-3.18.1.txt').read_text(),
   )
-  assert result.stdout.splitlines() == [binary, 'version']
+  version = stress_install.CheckVersion(vm, tool, root=f'/opt/{NASTY}')
+  assert version.version == '3.18.1'
+  assert version.components['scylla-java-driver'] == '3.11.5.7'
+  assert vm.commands == [stress_install.VersionCommand(tool, f'/opt/{NASTY}')]
+  # JAVA_HOME and the launcher are one word each.
+  assert shlex.split(vm.commands[0]) == [
+      f'JAVA_HOME=/opt/{NASTY}/scylla-cassandra-stress-3.18.1/jdk',
+      f'/opt/{NASTY}/scylla-cassandra-stress-3.18.1/bin/cassandra-stress',
+      'version',
+  ]
+
+
+def test_check_version_rejects_another_release(lab):
+  tool = stress_tools.StressToolOf(_Settings())
+  vm = fake_vm.FakeVm(name='loader-2')
+  vm.Reply(r' version$', lab('cs-version.txt'))
+  with pytest.raises(stress_install.StressInstallError) as raised:
+    stress_install.CheckVersion(vm, tool)
+  assert 'reports version 3.12.0-SNAPSHOT, not 3.18.1' in str(raised.value)
+  assert '--scylla_stress_release' in str(raised.value)
 
 
 def test_check_version_fails_when_the_tool_reports_nothing():
+  tool = stress_tools.StressToolOf(_Settings())
   vm = fake_vm.FakeVm(name='loader-3')
   vm.Reply('version', '', stderr='UnsupportedClassVersionError')
   with pytest.raises(stress_install.StressInstallError, match='loader-3'):
-    stress_install.CheckVersion(vm, '/opt/pkb/cs/bin/cassandra-stress')
+    stress_install.CheckVersion(vm, tool)
 
 
 def test_check_version_accepts_apache_5_0_missing_version():
-  tool = stress_tools.StressToolFor('apache', '3.18.1', '5.0.6')
+  tool = stress_tools.StressToolOf(
+      _Settings(stress_tool='apache', cassandra_version='5.0.6')
+  )
   vm = fake_vm.FakeVm()
   vm.Reply('version', stress_install.APACHE_NO_VERSION + '\n')
-  version = stress_install.CheckVersion(vm, 'cs', tool)
+  version = stress_install.CheckVersion(vm, tool)
   assert version == stress_output.StressVersion(
       version='5.0.6',
       components={'reported': stress_install.APACHE_NO_VERSION},
   )
   # Only for the Apache tool: ScyllaDB's always prints its version.
-  scylla = stress_tools.StressToolFor('scylla', '3.18.1', '5.0.6')
+  scylla = stress_tools.StressToolOf(_Settings())
   with pytest.raises(stress_install.StressInstallError):
-    stress_install.CheckVersion(vm, 'cs', scylla)
+    stress_install.CheckVersion(vm, scylla)

@@ -156,7 +156,9 @@ def test_config_plans(tmp_path, config_file):
     else:
       assert 'network disk per server' in body
     # Every stress step lists one command per loader, on every server.
-    commands = re.findall(r'^      (\S+cassandra-stress .*)$', body, re.M)
+    commands = re.findall(
+        r'^      (JAVA_HOME=\S+/jdk \S+cassandra-stress .*)$', body, re.M
+    )
     steps = re.findall(r'^  (\w+) \[stress, ', body, re.M)
     assert steps
     loader_lines = re.findall(r'^    loader (\d+) ', body, re.M)

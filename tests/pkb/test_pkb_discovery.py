@@ -274,6 +274,13 @@ BAD_VALUES = {
     'scylla_cassandra_memtable_allocation_type': 'unslabbed',
     'scylla_cassandra_trickle_fsync': 'sometimes',
     'scylla_mixed_distribution': 'zipf',
+    'scylla_allow_existing_data': 'perhaps',
+    'scylla_cassandra_url': 'https://mirror/{release}/c.tar.gz',
+    'scylla_cassandra_checksum': 'md5:0123456789abcdef0123456789abcdef',
+    'scylla_stress_url': 'mirror/cassandra-stress.tar.gz',
+    'scylla_stress_checksum': 'sha256:1234',
+    'scylla_repo_url': 'http://mirror/scylla {version}.list',
+    'scylla_repo_key_url': 'key.asc',
 }
 
 

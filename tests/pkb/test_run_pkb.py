@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from perfkit_plugins import raid
+from perfkit_plugins import data_dir
 from perfkit_plugins import run_sequence
 from perfkit_plugins.core import compactions
 from perfkit_plugins.engines import scylla
@@ -88,6 +88,7 @@ ARGS = (
     '--scylla_quiesce_timeout_s=60',
 )
 STEPS = (
+    ('populate', 'schema'),
     ('populate', 'populate'),
     ('quiesce', 'quiesce'),
     ('read', 'read_small'),
@@ -118,6 +119,11 @@ class PkbFakeVm(fake_vm.FakeVm):
     # The VM's clock is the controller's (clock offsets near 0), printed as
     # `date +%s.%N` prints it.
     self.Reply(r'^date \+%s\.%N$', lambda _: f'{time.time():.9f}\n')
+    self.Reply(r'^lscpu ', fake_vm.LscpuListing(self.num_cpus, 1))
+    self.Reply(
+        r'/bin/cassandra-stress version$',
+        (REPO / 'tests/testdata/stress_tool/version-3.18.1.txt').read_text(),
+    )
 
   def GetResourceMetadata(self):
     return {
@@ -216,7 +222,7 @@ def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
   # What Prepare kept of each server's data volume (12 local SSDs of a
   # z3-highmem-88 in one array), as PKB's pickled spec carries it to Run.
   benchmark_spec.scylla_data_volumes = {
-      vm.name: raid.DataVolume(
+      vm.name: data_dir.DataVolume(
           tuple(f'/dev/nvme{i}n1' for i in range(1, 13)),
           '/dev/md0',
           'xfs',
@@ -328,6 +334,8 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
       assert Metrics(step_samples) == expected_samples.COMPACTION_METRICS | {
           'time_to_compact'
       }
+    elif name == 'schema':
+      assert Metrics(step_samples) == {'phase_status'}
     else:
       assert Metrics(step_samples) == expected_samples.STRESS_METRICS
   # The cluster the samples describe, read back from the servers.
@@ -410,7 +418,7 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   # step's record of loader times on the controller's clock.
   steps_dir = run_dir / 'scylla_phases' / 'steps'
   for step in Plan(spec):
-    if step.runs:
+    if step.kind == 'stress':
       files = set(os.listdir(steps_dir / step.name))
       assert run_sequence.RECORD_FILE in files
       assert len(files) == 5 * len(step.runs) + 1
@@ -434,7 +442,7 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   first = published[0]
   assert first['test'] == 'scylla_phases'
   assert first['run_uri'] == spec.uuid
-  assert '|scylla_step:populate|' in first['labels']
+  assert '|scylla_step:schema|' in first['labels']
   assert '|servers_machine_type:z3-highmem-88|' in first['labels']
   assert '|loaders_vm_count:4|' in first['labels']
   if os.environ.get(FIXTURES_ENV):
@@ -484,7 +492,11 @@ def CheckCleanup(benchmark_spec, run_dir):
     assert pulled == engine.LogPaths()
     assert vm.CommandsMatching(r'journalctl -u scylla-server')
     assert vm.CommandsMatching(r'systemctl stop scylla-server')
-    assert vm.CommandsMatching(r'^sudo rm -rf /var/lib/scylla/data/\*')
+    # Only from a data directory this run (--run_uri) claimed.
+    assert vm.CommandsMatching(
+        r'^if \[ "\$\(cat /var/lib/scylla/.scylla_phases_owner .*\)" ='
+        r' fakerun1 \]; then \{ sudo rm -rf /var/lib/scylla/data/\*'
+    )
     kept = run_dir / 'scylla_phases' / 'server_logs' / vm.name / 'scylla.yaml'
     assert kept.read_text().startswith('#')
 
@@ -518,6 +530,7 @@ def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
       for name, step_samples in by_step.items()
   }
   assert statuses == {
+      'schema': (1, 'ok'),
       'populate': (1, 'ok'),
       'quiesce': (1, 'ok'),
       'read_small': (1, 'ok'),

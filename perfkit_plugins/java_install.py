@@ -1,0 +1,77 @@
+"""Gives a tool the Java it needs on a VM (see core/java.py).
+
+A fitting JDK that is installed is used as it is; otherwise the OS's package
+of one is installed, after asking the package manager whether it has it
+(PKB's `vm.HasPackage`), so an image without one fails at once instead of
+retrying an install that cannot succeed. The JDK is linked as
+`<install dir>/jdk`; the tool's commands run with JAVA_HOME set there
+(`EnvPrefix`).
+"""
+
+import posixpath
+import shlex
+
+from perfkit_plugins.core import java
+
+JDK_LINK = 'jdk'
+
+
+def JavaHome(install_dir):
+  """The JAVA_HOME a tool installed in `install_dir` runs with."""
+  return posixpath.join(install_dir, JDK_LINK)
+
+
+def EnvPrefix(install_dir):
+  """`JAVA_HOME=<install dir>/jdk`, to put before the tool's commands."""
+  return f'JAVA_HOME={shlex.quote(JavaHome(install_dir))}'
+
+
+def LinkCommand(java_home, install_dir):
+  return (
+      f'ln -sfn {shlex.quote(java_home)} {shlex.quote(JavaHome(install_dir))}'
+  )
+
+
+def Installed(vm):
+  """The JDKs installed on a VM (core.java.InstalledJava records)."""
+  out, _ = vm.RemoteCommand(java.LIST_COMMAND)
+  return java.ParseList(out)
+
+
+def Ensure(vm, requirement, package_manager, install_dir):
+  """Links a fitting JDK as `<install_dir>/jdk`, installing one if needed.
+
+  Args:
+    vm: the VM (RemoteCommand, HasPackage, InstallPackages).
+    requirement: core.java.JavaRequirement.
+    package_manager: 'apt' or 'yum'.
+    install_dir: the tool's install directory (it exists).
+
+  Returns:
+    The core.java.InstalledJava used.
+
+  Raises:
+    core.java.JavaError: none installed fits and the OS packages none.
+  """
+  installed = Installed(vm)
+  chosen = java.ChooseInstalled(requirement, installed)
+  probed = []
+  for major in requirement.preferred if chosen is None else ():
+    package = java.PackageName(major, package_manager)
+    probed.append(package)
+    if vm.HasPackage(package):
+      vm.InstallPackages(package)
+      chosen = java.ChooseInstalled(
+          java.Exactly(requirement.who, major), Installed(vm)
+      )
+      break
+  if chosen is None:
+    raise java.Unavailable(
+        requirement,
+        vm.name,
+        getattr(vm, 'OS_TYPE', 'unknown OS'),
+        installed,
+        probed,
+    )
+  vm.RemoteCommand(LinkCommand(chosen.home, install_dir))
+  return chosen

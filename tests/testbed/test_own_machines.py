@@ -1,0 +1,300 @@
+"""The whole benchmark on real machines: stock pkb.py, static VMs, a mirror.
+
+Three Apache Cassandra servers (RF 3, QUORUM) and two loaders of the test
+bed run every default phase, installed from the mirror (the Cassandra
+tarball checked against a checksum given by flag, cassandra-stress against
+the one published beside it). The run goes in PKB's stages, each its own
+pkb.py process with one --run_uri: provision, prepare and run; then the
+table is read back over CQL; then cleanup and teardown. Everything is
+checked from the results file, the run directory and the machines alone,
+with parsers written here, not the benchmark's.
+"""
+
+import json
+import os
+import re
+
+import hdrh.histogram
+import hdrh.log
+from cassandra import cluster as cql_cluster
+import pytest
+
+from perfkit_plugins.testing import cassandra_node
+from perfkit_plugins.testing import testbed as testbed_lib
+
+pytestmark = [pytest.mark.pkb, pytest.mark.testbed]
+
+NUM_KEYS = 20000
+PRICE = 0.25
+# Every phase, in seconds rather than hours.
+FLAGS = {
+    'scylla_engine': 'cassandra',
+    'scylla_num_keys': NUM_KEYS,
+    'scylla_threads': 8,
+    'scylla_populate_threads': 8,
+    'scylla_read_warmup_s': 5,
+    'scylla_read_duration_s': 10,
+    'scylla_latency_rates': '200,400',
+    'scylla_latency_duration_s': 10,
+    'scylla_latency_threads': 4,
+    'scylla_rdw_write_rate': 200,
+    'scylla_rdw_duration_s': 15,
+    'scylla_rdw_read_delay_s': 3,
+    'scylla_rdw_read_threads': 2,
+    'scylla_mixed_duration_s': 10,
+    'scylla_hdr_interval_s': 1,
+    'scylla_quiesce_poll_s': 1,
+    'scylla_quiesce_settle_s': 5,
+    'scylla_quiesce_timeout_s': 300,
+    'scylla_server_price_per_hour': PRICE,
+}
+STRESS_STEPS = (
+    'populate',
+    'read_small',
+    'read_medium',
+    'read_large',
+    'latency_200',
+    'latency_400',
+    'reads_during_writes',
+    'mixed',
+)
+QUIESCE_STEPS = ('quiesce', 'flush_quiesce_before_latency_400')
+# The README's metrics of a stress step and op type (per shard: ScyllaDB
+# only), and of a quiesce step.
+OP_METRICS = (
+    'op_rate',
+    'partition_rate',
+    'row_rate',
+    'latency_mean',
+    'latency_p50',
+    'latency_p95',
+    'latency_p99',
+    'latency_p999',
+    'latency_max',
+    'operations',
+    'errors',
+    'duration',
+    'op_rate_per_vcpu',
+    'ops_per_dollar',
+    'dollars_per_million_ops',
+)
+STEP_METRICS = (
+    'op_rate_series',
+    'latency_p99_series',
+    'loader_cpu_max',
+    'phase_status',
+)
+QUIESCE_METRICS = (
+    'compactions',
+    'compaction_bytes_in',
+    'compaction_bytes_out',
+    'phase_status',
+)
+# `Total partitions : 4,888 [READ: 2,507, WRITE: 2,381]`: one partition
+# per operation in every command the benchmark runs.
+_TOTALS = re.compile(r'^Total partitions\s*:\s*[\d,]+\s*\[(.*)\]$', re.M)
+
+
+def _Labels(text):
+  """PKB's `|key:value|,|key:value|` labels as a dict."""
+  return dict(
+      part.split(':', 1) for part in text.strip('|').split('|,|') if part
+  )
+
+
+def _Samples(run_dir):
+  path = run_dir / 'perfkitbenchmarker_results.json'
+  samples = [json.loads(line) for line in path.read_text().splitlines()]
+  for s in samples:
+    s['labels'] = _Labels(s['labels'])
+  return [s for s in samples if 'scylla_step' in s['labels']]
+
+
+def _ByStep(samples):
+  steps = {}
+  for s in samples:
+    steps.setdefault(s['labels']['scylla_step'], []).append(s)
+  return steps
+
+
+def _HdrCounts(path):
+  """{tag: operations} of an HDR interval log, decoded with hdrh."""
+  counts = {}
+  reader = hdrh.log.HistogramLogReader(
+      str(path), hdrh.histogram.HdrHistogram(1, 3600 * 10**9, 3)
+  )
+  while True:
+    histogram = reader.get_next_interval_histogram()
+    if histogram is None:
+      return counts
+    tag = histogram.get_tag()
+    counts[tag] = counts.get(tag, 0) + histogram.get_total_count()
+
+
+def _TextLogCounts(path):
+  """{op: operations} of a cassandra-stress text log's Results block."""
+  match = _TOTALS.search(path.read_text())
+  if not match:
+    return {}
+  return {
+      op.strip(): int(count.replace(',', ''))
+      for op, count in (part.split(':') for part in match.group(1).split(', '))
+  }
+
+
+def _CheckSamples(samples):
+  steps = _ByStep(samples)
+  assert set(steps) == set(STRESS_STEPS + QUIESCE_STEPS) | {
+      'schema',
+      'read_warmup',
+  }
+  for step, rows in steps.items():
+    statuses = [s['value'] for s in rows if s['metric'] == 'phase_status']
+    assert statuses == [1], (step, statuses)
+    metrics = {s['metric'] for s in rows}
+    if step == 'schema':
+      assert metrics == {'phase_status'}
+      continue
+    if step in QUIESCE_STEPS:
+      assert set(QUIESCE_METRICS) <= metrics, (step, metrics)
+      continue
+    assert set(STEP_METRICS) <= metrics, (step, metrics)
+    for op in {s['labels'].get('scylla_op') for s in rows} - {None}:
+      op_metrics = {
+          s['metric'] for s in rows if s['labels'].get('scylla_op') == op
+      }
+      assert set(OP_METRICS) <= op_metrics, (step, op, op_metrics)
+  quiesce = {s['metric'] for s in steps['quiesce']}
+  assert {'populate_time', 'time_to_compact', 'total_time_to_quiesce'} <= (
+      quiesce
+  )
+  assert not any(s['metric'] == 'op_rate_per_shard' for s in samples)
+
+
+def _CheckLabels(samples, results_text):
+  """Own machines carry no invented type, and only the price given."""
+  assert 'z3-highmem' not in results_text
+  assert 'n2-highcpu' not in results_text
+  for s in samples:
+    labels = s['labels']
+    assert labels['scylla_server_machine_type'] == ''
+    assert labels['scylla_engine'] == 'cassandra'
+    assert labels['scylla_version'] == cassandra_node.CASSANDRA_50
+    assert labels['scylla_stress_version'] == testbed_lib.STRESS_RELEASE
+    # What the machines report (they are this host's namespaces).
+    assert labels['scylla_server_node_vcpus'] == str(os.cpu_count())
+    assert labels['scylla_consistency_level'] == 'QUORUM'
+    assert labels['scylla_replication_factor'] == '3'
+    if 'scylla_price_source' in labels:
+      assert labels['scylla_price_source'].startswith('user override')
+      assert float(labels['scylla_server_price_usd_per_hour']) == PRICE
+  volume = samples[0]['labels']
+  assert volume['scylla_data_device'].count(testbed_lib.PREFIX) == 3
+  assert volume['scylla_data_fstype']
+
+
+def _CheckRawOutputs(run_dir, samples):
+  """Each loader's HDR log holds what its text log counted; ranges cover."""
+  steps_dir = run_dir / 'scylla_phases' / 'steps'
+  for step in STRESS_STEPS:
+    record = json.loads((steps_dir / step / 'loaders.json').read_text())
+    assert len(record['loaders']) == 2
+    for loader in record['loaders']:
+      assert loader['exit_code'] == 0 and not loader['missing_files'], loader
+      stem = f'{step}.loader{loader["loader_index"]}'
+      text = _TextLogCounts(steps_dir / step / f'{stem}.log')
+      hdr = _HdrCounts(steps_dir / step / f'{stem}.hdr')
+      assert text, (step, loader)
+      for op, count in text.items():
+        assert hdr[f'{op}-st'] == count, (step, loader, op)
+        if f'{op}-rt' in hdr:
+          assert hdr[f'{op}-rt'] == count, (step, loader, op)
+  (populate,) = [
+      s
+      for s in samples
+      if s['metric'] == 'operations'
+      and s['labels']['scylla_step'] == 'populate'
+  ]
+  ranges = [
+      tuple(map(int, r.split('..')))
+      for r in populate['labels']['scylla_loader_key_ranges'].split(',')
+  ]
+  keys = [k for first, last in ranges for k in range(first, last + 1)]
+  assert sorted(keys) == list(range(1, NUM_KEYS + 1))
+  assert populate['value'] == NUM_KEYS
+
+
+def _CheckQuiesceEnd(run_dir, samples):
+  """The published end of compaction is the nodes' history's, within 1 s.
+
+  Quiesce ends when the populate ended or, if later, when the last
+  compaction of the benchmark's keyspace ended on any node (its history,
+  moved to the controller's clock by the node's offset).
+  """
+  base = run_dir / 'scylla_phases'
+  offsets = json.loads((base / 'clock_offsets.json').read_text())
+  for name, offset in offsets.items():
+    # The test bed's machines share the host's clock.
+    assert abs(offset['offset_s']) <= offset['uncertainty_s'] <= 0.02, name
+  populate = json.loads((base / 'steps/populate/loaders.json').read_text())
+  start = min(l['start_s'] for l in populate['loaders'])
+  end = max(l['end_s'] for l in populate['loaders'])
+  history = json.loads(
+      (base / 'steps/quiesce/compaction_history.json').read_text()
+  )
+  assert len(history) == 3 and set(history) <= set(offsets)
+  ends = [
+      entry['compacted_at_ms'] / 1000 - offsets[node]['offset_s']
+      for node, entries in history.items()
+      for entry in entries
+      if entry['keyspace'] == 'keyspace1'
+      and entry['compacted_at_ms'] / 1000 - offsets[node]['offset_s'] >= start
+  ]
+  # The test bed's small memtables make the populate flush and compact.
+  assert len(ends) >= 3, 'the populate made no compaction to time'
+  quiesce = {
+      s['metric']: s['value']
+      for s in samples
+      if s['labels']['scylla_step'] == 'quiesce'
+  }
+  assert abs(start + quiesce['total_time_to_quiesce'] - max(ends + [end])) < 1
+  assert abs(quiesce['time_to_compact'] - max(0, max(ends) - end)) < 1
+  assert abs(quiesce['populate_time'] - (end - start)) < 1
+  assert quiesce['compactions'] == len(ends)
+
+
+def _Partitions(bed):
+  """The partitions of the populated table, counted over CQL."""
+  addresses = [bed.testbed.machines[n].address for n in bed.servers]
+  cluster = cql_cluster.Cluster(addresses, port=9042)
+  try:
+    session = cluster.connect()
+    session.default_timeout = 120
+    row = session.execute('SELECT COUNT(*) FROM keyspace1.standard1').one()
+    return row[0]
+  finally:
+    cluster.shutdown()
+
+
+def _CheckNothingLeft(bed):
+  for name, machine in bed.testbed.machines.items():
+    assert machine.Processes() == {}, name
+    data = list(machine.data_dir.iterdir())
+    assert data == [], (name, data)
+
+
+def test_every_phase_on_own_machines_through_stock_pkb(bed, tmp_path):
+  config = bed.Config(tmp_path / 'own_machines.yaml', FLAGS)
+  first = bed.Pkb(config, 'own1', '--run_stage=provision,prepare,run')
+  assert first.returncode == 0, first.stderr[-5000:]
+  run_dir = bed.RunDir('own1')
+  samples = _Samples(run_dir)
+  results_text = (run_dir / 'perfkitbenchmarker_results.json').read_text()
+  _CheckSamples(samples)
+  _CheckLabels(samples, results_text)
+  _CheckRawOutputs(run_dir, samples)
+  _CheckQuiesceEnd(run_dir, samples)
+  assert _Partitions(bed) == NUM_KEYS
+  second = bed.Pkb(config, 'own1', '--run_stage=cleanup,teardown')
+  assert second.returncode == 0, second.stderr[-5000:]
+  _CheckNothingLeft(bed)
