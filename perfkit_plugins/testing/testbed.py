@@ -334,8 +334,12 @@ class Testbed:
     d = machine.directory
     for sub in ('tmp', 'root', 'opt-pkb', 'data'):
       (d / sub).mkdir(parents=True)
-    # No name server: a lookup (apt-get update) fails at once.
+    # No name server: a lookup (apt-get update) fails at once. Its own name
+    # resolves (sudo complains, and mails root, about one that does not).
     (d / 'resolv.conf').write_text('nameserver 127.0.0.1\n')
+    (d / 'hosts').write_text(
+        f'127.0.0.1 localhost\n{machine.address} {machine.name}\n'
+    )
     (d / 'tmp').chmod(0o1777)
     (d / 'root').chmod(0o700)
     for path in PRIVATE_STATE:
@@ -439,6 +443,7 @@ class Testbed:
         if os.path.isdir(path)
     ]
     binds.append((d / 'resolv.conf', '/etc/resolv.conf'))
+    binds.append((d / 'hosts', '/etc/hosts'))
     lines.append('mkdir -p /opt/pkb')
     for source, target in binds:
       lines.append(f'mount --bind {shlex.quote(str(source))} {target}')

@@ -613,3 +613,33 @@ def test_pkb_run_and_cleanup_stages_publish_and_fail(
   CheckCleanup(spec, run_dir)
   for vm in spec.vm_groups['servers']:
     assert len(vm.CommandsMatching(r'systemctl stop scylla-server')) == 1
+
+
+class SameAddressVm(PkbFakeVm):
+  """Equal to any VM of the same address, as PKB's static VMs compare."""
+
+  def __eq__(self, other):
+    return self.internal_ip == other.internal_ip
+
+  __hash__ = None
+
+
+def test_prepare_installs_by_group_and_readies_loaders(spec, monkeypatch):
+  # A loader on a server's address (one machine in both groups) equals it.
+  servers = spec.vm_groups['servers']
+  loader = SameAddressVm('loader-0', servers[0].internal_ip, 'n2-highcpu-32')
+  spec.vm_groups['loaders'][0] = loader
+  assert loader == servers[0]
+  configured = []
+  monkeypatch.setattr(
+      bm.cluster, 'Configure', lambda e, s, **_: configured.append(s)
+  )
+  monkeypatch.setattr(bm.cluster, 'Start', lambda *_: None)
+  with spec.RedirectGlobalFlags():
+    bm.Prepare(spec)
+  assert [vm.installed for vm in servers] == [['scylla_server']] * 3
+  for vm in spec.vm_groups['loaders']:
+    assert vm.installed == ['scylla_cassandra_stress'], vm.name
+    # PKB's helper for long commands is set up before the first step.
+    assert vm.robust_commands == [('true', None)], vm.name
+  assert configured == [servers]

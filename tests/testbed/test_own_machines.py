@@ -199,6 +199,13 @@ def _CheckRawOutputs(run_dir, samples):
   for step in STRESS_STEPS:
     record = json.loads((steps_dir / step / 'loaders.json').read_text())
     assert len(record['loaders']) == 2
+    # Every loader of a step starts at once (the readers during writes
+    # start the planned 3 s later).
+    starts = [
+        l['start_s'] - (3 if step == 'reads_during_writes' else 0) * i
+        for i, l in enumerate(record['loaders'])
+    ]
+    assert max(starts) - min(starts) < 1, (step, starts)
     for loader in record['loaders']:
       assert loader['exit_code'] == 0 and not loader['missing_files'], loader
       stem = f'{step}.loader{loader["loader_index"]}'
@@ -281,6 +288,30 @@ def _CheckNothingLeft(bed):
     assert machine.Processes() == {}, name
     data = list(machine.data_dir.iterdir())
     assert data == [], (name, data)
+
+
+def test_a_wrong_checksum_fails_the_install_naming_both_flags(bed, tmp_path):
+  config = bed.Config(
+      tmp_path / 'wrong.yaml',
+      FLAGS | {'scylla_cassandra_checksum': 'sha512:' + '0' * 128},
+  )
+  result = bed.Pkb(config, 'wrong1', '--run_stage=provision,prepare')
+  assert result.returncode != 0
+  log = (bed.RunDir('wrong1') / 'pkb.log').read_text()
+  assert re.search(
+      r'Apache Cassandra 5\.0\.9 binary tarball: checksum mismatch for'
+      r' http://\S+/apache-cassandra-5\.0\.9-bin\.tar\.gz \(set by'
+      r' --scylla_cassandra_url\): expected sha512:0{128} \(flag checksum\)',
+      log,
+  )
+  assert 'with --scylla_cassandra_checksum=' in log
+  # Nothing was unpacked; nothing runs.
+  for name in bed.servers:
+    machine = bed.testbed.machines[name]
+    installed = machine.Enter('ls /opt/pkb').stdout.split()
+    assert not [f for f in installed if 'cassandra' in f], (name, installed)
+    assert machine.Processes() == {}, name
+  assert bed.Pkb(config, 'wrong1', '--run_stage=teardown').returncode == 0
 
 
 def test_every_phase_on_own_machines_through_stock_pkb(bed, tmp_path):
