@@ -78,7 +78,7 @@ def _DecodedRuns(flag_values):
 
   Returns:
     [(settings.Settings, local SSDs per server, the loaders' output
-    directory)], one per run.
+    directory, {group: its static VMs as user@address:port})], one per run.
   """
   # pylint: disable=g-import-not-at-top
   from perfkitbenchmarker import benchmark_sets
@@ -120,7 +120,14 @@ def _DecodedRuns(flag_values):
       settings = module.SettingsFromConfig(spec)
       local_ssds = module.LocalSsds(settings, spec.vm_groups['servers'])
     # pylint: enable=protected-access
-    runs.append((settings, local_ssds, module.REMOTE_DIR))
+    static_vms = {
+        name: [
+            f'{vm.user_name}@{vm.ip_address}:{vm.ssh_port}'
+            for vm in group.static_vms
+        ]
+        for name, group in spec.vm_groups.items()
+    }
+    runs.append((settings, local_ssds, module.REMOTE_DIR, static_vms))
   return runs
 
 
@@ -154,16 +161,44 @@ def PlanRun(settings, local_ssds, remote_dir):
     (list of plan.Step, plan_report.Machines).
   """
   shapes = MachinesOf(settings, local_ssds)
+  return (
+      _Steps(
+          settings, plan_report.ClusterRamBytes(settings, shapes), remote_dir
+      ),
+      shapes,
+  )
+
+
+def _Steps(settings, cluster_ram_bytes, remote_dir):
   stress_path, java_home = stress_install.StressLauncher(settings)
-  steps = plan.PlanRun(
+  return plan.PlanRun(
       settings,
       plan_report.ServerPlaceholders(settings.server_count),
-      plan_report.ClusterRamBytes(settings, shapes),
+      cluster_ram_bytes,
       stress_path,
       remote_dir,
       java_home,
   )
-  return steps, shapes
+
+
+def _OwnMachinesRun(title, settings, remote_dir, static_vms):
+  """What can be planned of a run on static VMs, and what cannot.
+
+  Their memory sizes the data set and reads, so the steps are listed
+  without commands (planned for a stand-in memory only to name them).
+  """
+  steps = _Steps(
+      settings,
+      machines.STAND_IN_RAM_PER_SERVER * settings.server_count,
+      remote_dir,
+  )
+  return plan_report.RenderOwnMachinesPlan(
+      title,
+      settings,
+      steps,
+      static_vms,
+      cost.ServerPrice(settings, clocks.UtcDate()),
+  )
 
 
 def RenderRuns(runs):
@@ -173,16 +208,20 @@ def RenderRuns(runs):
     runs: _DecodedRuns' result.
   """
   texts, estimates = [], []
-  for i, (settings, local_ssds, remote_dir) in enumerate(runs):
+  for i, (settings, local_ssds, remote_dir, static_vms) in enumerate(runs):
+    machines = settings.server_machine_type or 'own machines (static VMs)'
     title = (
         f'{BENCHMARK_NAME} run {i + 1} of {len(runs)}: {settings.engine} on'
-        f' {settings.server_count} x {settings.server_machine_type}'
+        f' {settings.server_count} x {machines}'
     )
+    if settings.servers_static:
+      texts.append(_OwnMachinesRun(title, settings, remote_dir, static_vms))
+      continue
     steps, shapes = PlanRun(settings, local_ssds, remote_dir)
     text, estimate = plan_report.RenderPlan(title, settings, steps, shapes)
     texts.append(text)
     estimates.append((title, estimate))
-  if len(runs) > 1:
+  if len(estimates) > 1:
     texts.append(plan_report.RenderTotals(estimates))
   return '\n\n\n'.join(texts)
 

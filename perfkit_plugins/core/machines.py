@@ -12,6 +12,11 @@ import dataclasses
 import re
 
 GIB = 1024**3
+# Memory per server a run on static VMs is planned with before the machines
+# are reached (plan command, checks before provisioning): the steps and the
+# splits of keys and rates are known; commands and working sets wait for
+# the memory the machines report.
+STAND_IN_RAM_PER_SERVER = 64 * GIB
 
 
 @dataclasses.dataclass(frozen=True)

@@ -671,6 +671,105 @@ def RenderPlan(title, settings, steps, shapes):
   return '\n\n'.join('\n'.join(s) for s in sections), estimate
 
 
+def RenderOwnMachinesPlan(title, settings, steps, static_vms, server_price):
+  """The plan of a run on static VMs (own machines), unknowns named.
+
+  Their vCPUs, memory and disks are read from them when the run starts; the
+  key count (unless given), the reads' working sets, populate's duration
+  and the commands follow from them, so they are listed as unknown here.
+
+  Args:
+    title: first line.
+    settings: validated Settings (servers_static).
+    steps: plan.PlanRun result, planned for a stand-in memory: only names,
+      kinds, durations and loaders are shown.
+    static_vms: {group: ['user@address:port', ...]}.
+    server_price: cost.ServerPrice (the user's only), or None.
+
+  Returns:
+    text.
+  """
+  database = (
+      f'ScyllaDB {settings.release}'
+      if settings.engine == 'scylla'
+      else f'Apache Cassandra {settings.cassandra_version}'
+  )
+
+  def Group(name, count):
+    listed = static_vms.get(name) or []
+    if listed:
+      return f'{count} static VM(s): {", ".join(listed)}'
+    return f'{count} x {settings.loader_machine_type or "?"}'
+
+  keys = (
+      f'{FormatCount(settings.num_keys)} (--scylla_num_keys)'
+      if settings.num_keys
+      else 'sized from their memory; give --scylla_num_keys to fix them'
+  )
+  price = (
+      'never from a price table for own machines; none given'
+      ' (--scylla_server_price_per_hour)'
+      if server_price is None
+      else (
+          f'${server_price.usd_per_hour:.3f}/h per server'
+          f' ({server_price.source})'
+      )
+  )
+  timed = sum(s.expected_duration_s or 0 for s in steps)
+  until_done = sum(s.expected_duration_s is None for s in steps)
+  sections = [
+      [title, '=' * len(title)],
+      [
+          'Cluster',
+          f'  servers: {Group("servers", settings.server_count)}; {database}',
+          (
+              f'  data: {settings.data_dir}, declared by their disk_specs, used'
+              ' as it is (never formatted)'
+          ),
+          (
+              f'  loaders: {Group("loaders", settings.loader_count)};'
+              f' cassandra-stress ({settings.stress_tool}'
+              f' {settings.stress_release})'
+          ),
+          (
+              f'  workload: RF {settings.replication_factor},'
+              f' {settings.consistency_level}, {settings.compaction_strategy};'
+              f' phases: {", ".join(settings.phases)}'
+          ),
+      ],
+      [
+          'Unknown until the machines are reached',
+          (
+              '  their vCPUs, memory, NUMA nodes and disks: read from them at'
+              ' the start of the run, and published'
+          ),
+          f'  partitions: {keys}',
+          (
+              "  the reads' working sets and every command (key ranges follow"
+              ' the partitions)'
+          ),
+          "  populate's duration: no published write rate for these machines",
+          f'  price: {price}',
+      ],
+      ['Steps']
+      + [
+          f'  {s.name} [{s.kind}, '
+          + (
+              'until done'
+              if s.expected_duration_s is None
+              else f'{s.expected_duration_s} s'
+          )
+          + (f'] on {len(s.runs)} loader(s)' if s.runs else '] on the servers')
+          for s in steps
+      ]
+      + [
+          f'  timed steps: {FormatDuration(timed)}, plus {until_done}'
+          ' step(s) that run until done'
+      ],
+  ]
+  return '\n\n'.join('\n'.join(s) for s in sections)
+
+
 def RenderTotals(estimates):
   """One line per run and a total, for configs with several runs.
 

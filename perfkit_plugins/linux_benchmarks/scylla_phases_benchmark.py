@@ -23,6 +23,7 @@ from perfkitbenchmarker import configs
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import events
+from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
 from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.configs import benchmark_config_spec
@@ -529,14 +530,19 @@ def CheckPrerequisites(benchmark_config):
   _CheckStaticGroups(benchmark_config)
   try:
     settings = SettingsFromConfig(benchmark_config)
-    if not settings.servers_static and machines.Shape(
-        settings.server_machine_type
-    ):
-      # Bad key or rate splits fail here, before provisioning.
+    # Bad key or rate splits fail here, before provisioning; own machines'
+    # memory is only known once they are reached.
+    ram = (
+        machines.STAND_IN_RAM_PER_SERVER * settings.server_count
+        if settings.servers_static
+        else machines.Shape(settings.server_machine_type)
+        and ClusterRamBytes(settings)
+    )
+    if ram:
       _PlanSteps(
           settings,
           [f'10.0.0.{i + 1}' for i in range(settings.server_count)],
-          ClusterRamBytes(settings),
+          ram,
       )
   except settings_lib.SettingsError as e:
     raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
@@ -583,9 +589,9 @@ def _PrepareLoader(vm):
 def _AlwaysCallCleanup(benchmark_spec):
   """Makes pkb.py call Cleanup, also after a failed Prepare or Run.
 
-  PKB calls a benchmark's Cleanup only when the spec asks for it (or with
-  --always_call_cleanup); this module's Cleanup pulls the server logs and is
-  where a run whose steps failed is reported as failed.
+  PKB calls a benchmark's Cleanup after a failed stage only when the spec
+  asks for it (or with --always_call_cleanup); this module's Cleanup pulls
+  the server logs and stops and cleans the database.
   """
   benchmark_spec.always_call_cleanup = True
 
@@ -684,12 +690,37 @@ def _RunContext(settings, engine, servers, loaders):
   )
 
 
-def Run(benchmark_spec):
-  """Runs the planned phases; returns every sample, partial ones included.
+def _PublishBeforeFailing(benchmark_spec, samples):
+  """Publishes what a failing Run measured, as pkb.py publishes Run's samples.
 
-  A failing step stops the sequence; what was measured before it is still
-  returned (with a phase_status sample per step) and Cleanup then fails the
-  run, so PKB publishes the partial samples and reports the failure.
+  pkb.py adds Run's samples to its collector only when Run returns: raising
+  discards them, and no hook runs in the RUN stage after they are added. So
+  a Run whose steps failed sends the signals pkb.py sends for them and hands
+  them to PKB's own publishers (those the flags select, with PKB's default
+  metadata; the JSON file is appended to), then raises: PKB records the
+  failure on the RUN stage, exits non-zero and calls Cleanup.
+  """
+  events.benchmark_samples_created.send(
+      benchmark_spec=benchmark_spec, samples=samples
+  )
+  events.all_samples_created.send(
+      benchmark_spec=benchmark_spec, samples=samples
+  )
+  collector = publisher.SampleCollector()
+  collector.AddSamples(samples, BENCHMARK_NAME, benchmark_spec)
+  collector.PublishSamples()
+
+
+def Run(benchmark_spec):
+  """Runs the planned phases; returns every sample.
+
+  A failing step stops the sequence (later steps get a phase_status of 0,
+  not run); what was measured before it, and the failed step's
+  phase_status with its error, are published and the RUN stage fails.
+
+  Raises:
+    errors.Benchmarks.RunError: a step failed or timed out; its samples,
+      and those of the steps before it, were published.
   """
   _AlwaysCallCleanup(benchmark_spec)
   settings = SettingsFromConfig(benchmark_spec.config)
@@ -718,25 +749,26 @@ def Run(benchmark_spec):
       offsets,
       notify=_Notifier(benchmark_spec),
   )
-  benchmark_spec.scylla_phases_failures = getattr(
-      benchmark_spec, 'scylla_phases_failures', []
-  ) + run_sequence.Failures(outcomes)
-  return [
+  samples = [
       SampleOf(row)
       for outcome in outcomes
       for row in run_sequence.OutcomeRows(outcome, context)
   ]
+  failures = run_sequence.Failures(outcomes)
+  if failures:
+    _PublishBeforeFailing(benchmark_spec, samples)
+    raise errors.Benchmarks.RunError(
+        'scylla_phases steps failed (the samples measured were published): '
+        + '; '.join(failures)
+    )
+  return samples
 
 
 def Cleanup(benchmark_spec):
-  """Stops the database, removes its data; fails the run if a step failed.
+  """Pulls the servers' logs, stops the database and removes its data.
 
   Runs once per spec: when it raises, pkb.py's error path calls it again,
   and that call leaves the first one's error to be reported.
-
-  Raises:
-    errors.Benchmarks.RunError: a step failed or timed out in Run (its
-      partial samples are already with PKB's collector).
   """
   if getattr(benchmark_spec, 'scylla_phases_cleaned_up', False):
     return
@@ -746,9 +778,3 @@ def Cleanup(benchmark_spec):
   engine = _Engine(settings, benchmark_spec.config)
   cluster.PullLogs(engine, servers, _OutputDir('server_logs'))
   cluster.Stop(engine, servers, clean=True)
-  failures = getattr(benchmark_spec, 'scylla_phases_failures', None)
-  if failures:
-    raise errors.Benchmarks.RunError(
-        'scylla_phases steps failed (partial samples were published): '
-        + '; '.join(failures)
-    )

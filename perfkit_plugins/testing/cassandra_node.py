@@ -97,10 +97,12 @@ JAVA17_MODULE_OPTIONS = (
         '-Dio.netty.tryReflectionSetAccessible=true',
     )
 )
-# What the tarball's cassandra-env.sh would add, plus start-up shortcuts for a
-# lone seed (no gossip to settle, no peers to wait for).
-SERVER_ENV_OPTIONS = (
-    '-XX:+HeapDumpOnOutOfMemoryError',
+# What the tarball's cassandra-env.sh would add.
+SERVER_ENV_OPTIONS = ('-XX:+HeapDumpOnOutOfMemoryError',)
+# Start-up shortcuts for a lone seed (no gossip to settle, no peers to wait
+# for). Not for clusters: a joining node gives up on its seeds after the
+# ring delay, which a loaded host can overrun.
+LONE_NODE_OPTIONS = (
     '-Dcassandra.skip_wait_for_gossip_to_settle=0',
     '-Dcassandra.ring_delay_ms=1000',
 )
@@ -504,7 +506,13 @@ class CassandraNode:
     self.storage_port = FreePort()
     self.native_port = FreePort()
     self.jmx_port = FreePort()
-    WriteInstall(self.install_dir, version, self.lib_dir, self.jmx_port)
+    WriteInstall(
+        self.install_dir,
+        version,
+        self.lib_dir,
+        self.jmx_port,
+        LONE_NODE_OPTIONS,
+    )
 
   @property
   def pid(self):

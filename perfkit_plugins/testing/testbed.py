@@ -18,6 +18,7 @@ pids` lists, then removes the namespaces, the bridge and the directories.
 Needs root, iproute2, util-linux (unshare, nsenter) and openssh-server.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import ipaddress
@@ -29,7 +30,13 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+
+import yaml
+
+from perfkit_plugins.testing import cassandra_node
+from perfkit_plugins.testing import pkb_checkout
 
 # Where each machine's data disk is mounted (a directory of the test bed,
 # bound over a tmpfs on /mnt inside the machine).
@@ -46,6 +53,9 @@ EMPTIED = ('/var/lib/apt/lists', '/var/cache/apt')
 DEFAULT_ROOT = pathlib.Path('/var/tmp/perfkit_plugins_testbed')
 # Interface names the test bed makes start with this (+ the owner's PID).
 PREFIX = 'pkbtb'
+# The machines of a test bed for a whole run: 3 servers, 2 loaders.
+SERVERS = ('server-0', 'server-1', 'server-2')
+LOADERS = ('loader-0', 'loader-1')
 REQUIRED_TOOLS = ('ip', 'unshare', 'nsenter', 'ssh', 'ssh-keygen', 'sshd')
 SSH_OPTIONS = (
     '-o',
@@ -70,13 +80,16 @@ _DEFAULT_STRESS_TARBALL = (
     / 'tools'
     / f'cassandra-stress-{STRESS_RELEASE}-bin.tar.gz'
 )
-# Small memtables for the test bed's Cassandra (system properties overriding
-# cassandra.yaml, Cassandra 4.1 on): tens of MB of writes then flush and
-# compact, as hundreds of GB do on a real cluster.
-SMALL_MEMTABLES = (
+# JVM options of the test bed's Cassandra servers. Small memtables (system
+# properties overriding cassandra.yaml, Cassandra 4.1 on): tens of MB of
+# writes then flush and compact, as hundreds of GB do on a real cluster. A
+# ring delay of 10 s instead of 30: each joining node waits it once, and
+# shorter ones let a node on the loaded 2-core host give up on its seeds.
+CASSANDRA_OPTIONS = (
     '-Dcassandra.config.allow_system_properties=true',
     '-Dcassandra.settings.memtable_heap_space=4MiB',
     '-Dcassandra.settings.memtable_offheap_space=4MiB',
+    '-Dcassandra.ring_delay_ms=10000',
 )
 
 
@@ -251,6 +264,47 @@ class Machine:
     )
 
 
+def RemoveStale(root=DEFAULT_ROOT):
+  """Removes test beds whose owning process is gone (killed, say).
+
+  Their processes are ended by PID (those in their network namespaces),
+  then their namespaces, interfaces and directories are removed.
+
+  Returns:
+    The tags of the test beds removed.
+  """
+  tags = set()
+  for line in _Run('ip', 'netns', 'list', check=False).stdout.splitlines():
+    tags.add(line.split()[0].rsplit('-', 1)[0])
+  for line in _Run('ip', '-o', 'link', 'show', check=False).stdout.splitlines():
+    tags.add(line.split(':')[1].strip().split('@')[0].split('v')[0])
+  if pathlib.Path(root).is_dir():
+    tags.update(p.name for p in pathlib.Path(root).iterdir())
+  removed = []
+  for tag in sorted(tags):
+    owner = tag[len(PREFIX) :]
+    if not tag.startswith(PREFIX) or not owner.isdigit() or _Exists(int(owner)):
+      continue
+    stale = Testbed((), root=root)
+    stale.tag = stale.bridge = tag
+    stale.root = pathlib.Path(root) / tag
+    netns = [
+        line.split()[0]
+        for line in _Run('ip', 'netns', 'list', check=False).stdout.splitlines()
+        if line.startswith(f'{tag}-')
+    ]
+    stale.machines = {n: Machine(n, n, '', stale.root / n) for n in netns}
+    stale.Destroy()
+    for line in _Run(
+        'ip', '-o', 'link', 'show', check=False
+    ).stdout.splitlines():
+      name = line.split(':')[1].strip().split('@')[0]
+      if name.startswith(f'{tag}v'):
+        _Run('ip', 'link', 'del', name, check=False)
+    removed.append(tag)
+  return removed
+
+
 class Testbed:
   """A bridge, its machines and (optionally) a mirror on the host.
 
@@ -300,6 +354,7 @@ class Testbed:
     problem = Problem()
     if problem:
       raise TestbedError(problem)
+    RemoveStale(self.root.parent)
     if self.root.exists():
       shutil.rmtree(self.root)
     self.root.mkdir(parents=True)
@@ -603,3 +658,66 @@ def _EndPids(list_pids, grace_s=10):
       time.sleep(0.1)
     if not list_pids():
       return
+
+
+@dataclasses.dataclass
+class Bed:
+  """A test bed with its mirror, and stock pkb.py pointed at it.
+
+  Attributes:
+    testbed: the Testbed.
+    mirror_flags: the benchmark flags that install from its mirror.
+    temp_dir: PKB's --temp_dir (short: PKB's ssh control sockets live in
+      it).
+  """
+
+  testbed: Testbed
+  mirror_flags: dict
+  temp_dir: pathlib.Path
+
+  def Config(self, path, servers, loaders, flags):
+    """Writes a config of these machines with the mirror's and these flags."""
+    config = self.testbed.PkbConfig(
+        servers, loaders, self.mirror_flags | dict(flags)
+    )
+    pathlib.Path(path).write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+  def RunDir(self, run_uri):
+    return pathlib.Path(self.temp_dir) / 'runs' / run_uri
+
+  def Pkb(self, config, run_uri, *args, timeout=1800):
+    """Runs stock pkb.py on the test bed; returns the CompletedProcess."""
+    return pkb_checkout.RunPkb(
+        [
+            '--benchmarks=scylla_phases',
+            f'--benchmark_config_file={config}',
+            f'--run_uri={run_uri}',
+            f'--temp_dir={self.temp_dir}',
+            *args,
+        ],
+        timeout=timeout,
+    )
+
+
+@contextlib.contextmanager
+def MirroredTestbed(
+    names, temp_dir, cassandra_version=cassandra_node.CASSANDRA_50
+):
+  """A test bed of `names` serving Cassandra and cassandra-stress; a Bed.
+
+  The Cassandra tarball is built from Maven Central's jars (servers started
+  with CASSANDRA_OPTIONS), cassandra-stress is StressTarball().
+  Everything is destroyed on exit.
+  """
+  with tempfile.TemporaryDirectory() as scratch:
+    tarball = cassandra_node.BuildTarball(
+        cassandra_version,
+        cassandra_node.FetchJars(cassandra_version),
+        scratch,
+        extra_options=CASSANDRA_OPTIONS,
+    )
+    with Testbed(names) as testbed:
+      mirror = BuildMirror(testbed.root / 'mirror', tarball, StressTarball())
+      url = testbed.StartMirror(mirror.directory)
+      yield Bed(testbed, mirror.Flags(url), pathlib.Path(temp_dir))

@@ -1,9 +1,12 @@
 """Tests of prices, loader sizing and machine shapes."""
 
+import dataclasses
+
 import pytest
 
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import machines
+from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import sizing
 
 
@@ -74,3 +77,24 @@ def test_loader_count_matches_z3_study_scale():
   assert sizing.LoaderCount(3, 88, 30) == 30
   assert sizing.LoaderCount(3, 88, 32) == 29
   assert sizing.LoaderCount(1, 2, 64) == 1
+
+
+def test_own_machines_are_priced_only_by_the_user():
+  # Labelled like a type in the table, static VMs still get no table price.
+  labelled = settings_lib.Settings(
+      servers_static=True,
+      loaders_static=True,
+      server_machine_type='z3-highmem-88',
+      loader_machine_type='c6i.2xlarge',
+  )
+  assert cost.ServerPrice(labelled, '2026-11-24') is None
+  assert cost.LoaderPrice(labelled, '2026-11-24') is None
+  given = dataclasses.replace(labelled, server_price_per_hour=2.5)
+  price = cost.ServerPrice(given, '2026-11-24')
+  assert (price.usd_per_hour, price.source, price.date) == (
+      2.5,
+      cost.USER_SOURCE,
+      '2026-11-24',
+  )
+  cloud = dataclasses.replace(labelled, servers_static=False)
+  assert cost.ServerPrice(cloud, '2026-11-24').usd_per_hour == 13.0

@@ -49,7 +49,11 @@ EXPECTED_RUNS = {
         ('scylla', 'z3-highmem-176-standardlssd', 12, 60, 'c2-standard-30'),
     ],
 }
-CONFIG_FILES = sorted(p.name for p in (REPO / 'configs').glob('*.yaml'))
+# Static VMs: nothing provisioned, so no machine type to expect.
+OWN_MACHINES = 'scylla_phases_own_machines.yaml'
+CONFIG_FILES = sorted(
+    p.name for p in (REPO / 'configs').glob('*.yaml') if p.name != OWN_MACHINES
+)
 
 
 def _Env():
@@ -93,6 +97,7 @@ def _Disk(servers):
 
 def test_every_config_file_has_expectations():
   assert CONFIG_FILES == sorted(EXPECTED_RUNS)
+  assert (REPO / 'configs' / OWN_MACHINES).is_file()
   assert not (REPO / 'configs' / '.keep').exists()
 
 
@@ -305,3 +310,45 @@ def test_console_scripts_are_installed(tmp_path, script, args, expected):
   )
   assert result.returncode == 0, result.stderr[-3000:]
   assert expected in result.stdout
+
+
+def test_own_machines_config_decodes_and_plans_its_unknowns(tmp_path):
+  result = RunPkb(
+      tmp_path,
+      '--benchmarks=scylla_phases',
+      f'--benchmark_config_file={OWN_MACHINES}',
+      '--dry_run',
+  )
+  output = result.stderr + result.stdout
+  assert result.returncode == 0, output[-3000:]
+  (run,) = [json.loads(m) for m in _GROUPS_RE.findall(output)]
+  assert run['servers']['static_vms'] == [
+      f'perfkit@10.0.0.{i}:22' for i in (11, 12, 13)
+  ]
+  assert run['servers']['data_volume'] == {
+      'declared_by_static_vms': '/mnt/data'
+  }
+  assert run['loaders']['vm_count'] == 2
+  plan = RunPlan(tmp_path, f'--benchmark_config_file={OWN_MACHINES}')
+  assert plan.returncode == 0, plan.stderr[-3000:]
+  text = plan.stdout
+  assert text.startswith(
+      'scylla_phases run 1 of 1: cassandra on 3 x own machines (static VMs)'
+  )
+  for line in (
+      '  data: /mnt/data, declared by their disk_specs, used as it is',
+      'Unknown until the machines are reached',
+      '  partitions: 1,000,000 (--scylla_num_keys)',
+      '  price: never from a price table for own machines; none given',
+      '  schema [schema, 0 s] on 1 loader(s)',
+      '  quiesce [quiesce, until done] on the servers',
+  ):
+    assert line in text, line
+  assert 'z3-highmem' not in text
+  # A price given is the only one.
+  priced = RunPlan(
+      tmp_path,
+      f'--benchmark_config_file={OWN_MACHINES}',
+      '--scylla_server_price_per_hour=1.5',
+  )
+  assert '$1.500/h per server (user override' in priced.stdout

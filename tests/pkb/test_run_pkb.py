@@ -412,7 +412,6 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   assert [e[3]['scylla_phase'] for e in recorded.events] == [
       phase for phase, _ in STEPS
   ]
-  assert spec.scylla_phases_failures == []
 
   # Raw outputs: every loader's five files of every stress step, and the
   # step's record of loader times on the controller's clock.
@@ -517,15 +516,37 @@ def FailLoader(benchmark_spec, step_name, index):
   )
 
 
-def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
+def Published(path):
+  """Samples in a NewlineDelimitedJSONPublisher file, labels as dicts."""
+  published = [json.loads(line) for line in path.read_text().splitlines()]
+  for s in published:
+    s['labels'] = Labels(s)
+  return published
+
+
+def test_failed_step_publishes_what_was_measured_and_fails_the_run(
+    spec, run_dir
+):
   FailLoader(spec, 'read_medium', 1)
-  samples, recorded = RunAsPkb(spec)
-  by_step = ByStep(samples)
+  with Recorded() as recorded, spec.RedirectGlobalFlags():
+    with pytest.raises(errors.Benchmarks.RunError) as raised:
+      spec.BenchmarkRun(spec)
+  message = str(raised.value)
+  assert 'read_medium: failed' in message
+  assert 'loader 1 (loader-1)' in message
+  assert 'mixed: not_run' in message
+  # Published through PKB's default publishers (JSON into the run
+  # directory) before the RUN stage failed.
+  published = Published(run_dir / 'perfkitbenchmarker_results.json')
+  by_step = collections.defaultdict(list)
+  for s in published:
+    by_step[s['labels']['scylla_step']].append(s)
   assert list(by_step) == [name for _, name in STEPS]
   statuses = {
-      name: (
-          One(step_samples, 'phase_status').value,
-          One(step_samples, 'phase_status').metadata['scylla_status'],
+      name: next(
+          (s['value'], s['labels']['scylla_status'])
+          for s in step_samples
+          if s['metric'] == 'phase_status'
       )
       for name, step_samples in by_step.items()
   }
@@ -544,12 +565,19 @@ def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
       'write_only': (0, 'not_run'),
       'read_cache': (0, 'not_run'),
   }
-  # The figures measured before the failure are all there.
-  assert 'op_rate' in Metrics(by_step['read_small'])
-  assert 'total_time_to_quiesce' in Metrics(by_step['quiesce'])
+  # The figures measured before the failure are all there, with PKB's
+  # default metadata.
+  metrics = {n: {s['metric'] for s in v} for n, v in by_step.items()}
+  assert 'op_rate' in metrics['read_small']
+  assert 'total_time_to_quiesce' in metrics['quiesce']
   for name in ('read_medium', 'read_large', 'mixed'):
-    assert Metrics(by_step[name]) == {'phase_status'}
-  error = One(by_step['read_medium'], 'phase_status').metadata['scylla_error']
+    assert metrics[name] == {'phase_status'}
+  assert all(s['labels']['perfkitbenchmarker_version'] for s in published)
+  error = next(
+      s['labels']['scylla_error']
+      for s in by_step['read_medium']
+      if s['metric'] == 'phase_status'
+  )
   assert 'loader 1 (loader-1): command failed' in error
   assert [r[2:] for r in recorded.finished][-1] == ('read_medium', 'failed')
   # The failed step's files of the other loaders were pulled all the same.
@@ -557,28 +585,22 @@ def test_failed_step_keeps_earlier_samples_and_fails_in_cleanup(spec, run_dir):
   assert len(os.listdir(step_dir)) == 5 * 3 + 1
   failed = json.loads((step_dir / run_sequence.RECORD_FILE).read_text())
   assert 'command failed' in failed['loaders'][1]['error']
-
-  with pytest.raises(errors.Benchmarks.RunError) as raised:
-    bm.Cleanup(spec)
-  message = str(raised.value)
-  assert 'read_medium: failed' in message
-  assert 'loader 1 (loader-1)' in message
-  assert 'mixed: not_run' in message
+  bm.Cleanup(spec)
   CheckCleanup(spec, run_dir)
 
 
-def test_pkb_run_and_cleanup_stages_publish_and_fail(
+def test_pkb_fails_the_run_stage_and_still_cleans_up(
     spec, run_dir, tmp_path, monkeypatch
 ):
   """pkb.py's RunBenchmark (run and cleanup stages) on a failing last step.
 
-  Run returns the partial samples and asks PKB to always call Cleanup; PKB's
-  cleanup stage calls it, it pulls the logs and raises; PKB's error path
-  calls it again, which leaves the first error to be reported.
+  Run publishes its samples and raises: PKB records the failure on the RUN
+  stage and calls Cleanup (always_call_cleanup), once.
   """
   FailLoader(spec, 'mixed', 3)
   monkeypatch.setattr(spec, 'Pickle', lambda: None)
   FLAGS.run_stage = ['run', 'cleanup']
+  FLAGS.create_failed_run_samples = True
   # PKB's own per-VM samples (lscpu, /proc/cpuinfo, ...) are not ours.
   for name in (
       'record_lscpu',
@@ -588,7 +610,7 @@ def test_pkb_run_and_cleanup_stages_publish_and_fail(
       'record_glibc',
   ):
     FLAGS[name].value = False
-  path = tmp_path / 'published.json'
+  path = tmp_path / 'pkb_collector.json'
   collector = publisher.SampleCollector(
       publishers=[publisher.NewlineDelimitedJSONPublisher(str(path))],
       publishers_from_flags=False,
@@ -599,15 +621,17 @@ def test_pkb_run_and_cleanup_stages_publish_and_fail(
   assert spec.always_call_cleanup
   assert spec.status_detail.startswith('scylla_phases steps failed')
   collector.PublishSamples()
-  published = [json.loads(line) for line in path.read_text().splitlines()]
-  steps = {
-      Labels(s)['scylla_step'] for s in published if 'scylla_step' in Labels(s)
-  }
+  (failed,) = Published(path)
+  assert failed['metric'] == 'Run Failed'
+  assert failed['labels']['run_stage'] == 'run'
+  published = Published(run_dir / 'perfkitbenchmarker_results.json')
+  steps = {s['labels']['scylla_step'] for s in published}
   assert steps == {name for _, name in STEPS}
   latency = [
       s
       for s in published
-      if s['metric'] == 'op_rate' and Labels(s)['scylla_step'] == 'latency_4000'
+      if s['metric'] == 'op_rate'
+      and s['labels']['scylla_step'] == 'latency_4000'
   ]
   assert len(latency) == 1
   CheckCleanup(spec, run_dir)

@@ -272,7 +272,7 @@ def _CheckQuiesceEnd(run_dir, samples):
 
 def _Partitions(bed):
   """The partitions of the populated table, counted over CQL."""
-  addresses = [bed.testbed.machines[n].address for n in bed.servers]
+  addresses = [bed.testbed.machines[n].address for n in testbed_lib.SERVERS]
   cluster = cql_cluster.Cluster(addresses, port=9042)
   try:
     session = cluster.connect()
@@ -293,6 +293,8 @@ def _CheckNothingLeft(bed):
 def test_a_wrong_checksum_fails_the_install_naming_both_flags(bed, tmp_path):
   config = bed.Config(
       tmp_path / 'wrong.yaml',
+      testbed_lib.SERVERS,
+      testbed_lib.LOADERS,
       FLAGS | {'scylla_cassandra_checksum': 'sha512:' + '0' * 128},
   )
   result = bed.Pkb(config, 'wrong1', '--run_stage=provision,prepare')
@@ -306,7 +308,7 @@ def test_a_wrong_checksum_fails_the_install_naming_both_flags(bed, tmp_path):
   )
   assert 'with --scylla_cassandra_checksum=' in log
   # Nothing was unpacked; nothing runs.
-  for name in bed.servers:
+  for name in testbed_lib.SERVERS:
     machine = bed.testbed.machines[name]
     installed = machine.Enter('ls /opt/pkb').stdout.split()
     assert not [f for f in installed if 'cassandra' in f], (name, installed)
@@ -315,7 +317,12 @@ def test_a_wrong_checksum_fails_the_install_naming_both_flags(bed, tmp_path):
 
 
 def test_every_phase_on_own_machines_through_stock_pkb(bed, tmp_path):
-  config = bed.Config(tmp_path / 'own_machines.yaml', FLAGS)
+  config = bed.Config(
+      tmp_path / 'own_machines.yaml',
+      testbed_lib.SERVERS,
+      testbed_lib.LOADERS,
+      FLAGS,
+  )
   first = bed.Pkb(config, 'own1', '--run_stage=provision,prepare,run')
   assert first.returncode == 0, first.stderr[-5000:]
   run_dir = bed.RunDir('own1')

@@ -1,0 +1,205 @@
+"""Times a whole run on the test bed: PKB's stages, bring-up, overhead.
+
+Makes the test bed (perfkit_plugins/testing/testbed.py: five machines of
+this host and a mirror) and runs stock pkb.py on it twice, with PKB's
+runtime samples (--timing_measurements=runtimes):
+
+1. 3 Cassandra servers (RF 3) and 2 loaders, every default phase, the test
+   bed test's short settings: the time of each PKB stage, and the run's
+   overhead: the Run stage's wall time minus the time the published figures
+   measure (each stress step's window, every quiesce wait), per step kind.
+2. 1 server (RF 1, QUORUM) and the same loaders, provision and prepare only:
+   Prepare for 3 servers over Prepare for 1. Bring-up is sequential by
+   design (one node joins at a time), install and tuning run in parallel.
+
+Run (root, a PKB checkout, the plugin installed; about 6 minutes):
+  python tests/perf/bench_testbed_run.py
+"""
+
+import datetime
+import json
+import pathlib
+import re
+import sys
+import tempfile
+import time
+
+from perfkit_plugins.testing import testbed
+
+FLAGS = {
+    'scylla_engine': 'cassandra',
+    'scylla_num_keys': 20000,
+    'scylla_threads': 8,
+    'scylla_populate_threads': 8,
+    'scylla_read_warmup_s': 5,
+    'scylla_read_duration_s': 10,
+    'scylla_latency_rates': '200,400',
+    'scylla_latency_duration_s': 10,
+    'scylla_latency_threads': 4,
+    'scylla_rdw_write_rate': 200,
+    'scylla_rdw_duration_s': 15,
+    'scylla_rdw_read_delay_s': 3,
+    'scylla_rdw_read_threads': 2,
+    'scylla_mixed_duration_s': 10,
+    'scylla_hdr_interval_s': 1,
+    'scylla_quiesce_poll_s': 1,
+    'scylla_quiesce_settle_s': 5,
+    'scylla_quiesce_timeout_s': 300,
+}
+# PKB's runtime samples of each stage ('<name> Runtime').
+STAGES = {
+    'Provision': 'Resource Provisioning',
+    'Prepare': 'Benchmark Prepare',
+    'Run': 'Benchmark Run',
+    'Cleanup': 'Benchmark Cleanup',
+    'Teardown': 'Resource Teardown',
+}
+
+
+def _Samples(run_dir):
+  path = run_dir / 'perfkitbenchmarker_results.json'
+  return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _Labels(sample):
+  text = sample['labels']
+  return dict(p.split(':', 1) for p in text.strip('|').split('|,|') if p)
+
+
+def _StageTimes(samples):
+  return {
+      stage: s['value']
+      for s in samples
+      for stage, name in STAGES.items()
+      if s['metric'] == f'{name} Runtime'
+  }
+
+
+_LOG_TIME = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ')
+
+
+def _LogTime(run_dir, pattern):
+  """Time (epoch s) of the first pkb.log line matching pattern."""
+  for line in (run_dir / 'pkb.log').read_text(errors='replace').splitlines():
+    match = _LOG_TIME.match(line)
+    if match and re.search(pattern, line):
+      return datetime.datetime.strptime(
+          match.group(1), '%Y-%m-%d %H:%M:%S,%f'
+      ).timestamp()
+  return None
+
+
+def _PrepareParts(run_dir, prepare_s):
+  """(installs and configuration s, bring-up s) of a Prepare stage.
+
+  Bring-up begins with the first server's start (`bin/cassandra -R`).
+  """
+  start = _LogTime(run_dir, r'Preparing benchmark scylla_phases')
+  first = _LogTime(run_dir, r'Running on .* bin/cassandra -R')
+  installs = first - start
+  return installs, prepare_s - installs
+
+
+def _StepTimes(run_dir, samples):
+  """{kind: [wall s, measured s, steps]} of the Run stage's steps.
+
+  A stress step's wall time is from the launch of its loaders to the last
+  pulled file (loaders.json), its measured time the window its figures
+  cover; a quiesce step's wait is all measurement (its figures time it).
+  """
+  kinds = {}
+  windows, waits = {}, {}
+  for s in samples:
+    labels = _Labels(s)
+    step = labels.get('scylla_step')
+    if s['metric'] == 'duration' and 'scylla_window_start' in labels:
+      windows[step] = max(windows.get(step, 0), s['value'])
+    if 'scylla_quiesce_wait_s' in labels:
+      waits[step] = float(labels['scylla_quiesce_wait_s'])
+  steps_dir = run_dir / 'scylla_phases' / 'steps'
+  for step, wait in waits.items():
+    total = kinds.setdefault('quiesce', [0.0, 0.0, 0])
+    total[0] += wait
+    total[1] += wait
+    total[2] += 1
+  for step, window in windows.items():
+    record = json.loads((steps_dir / step / 'loaders.json').read_text())
+    total = kinds.setdefault('stress', [0.0, 0.0, 0])
+    total[0] += record['ended_at'] - record['started_at']
+    total[1] += window
+    total[2] += 1
+  return kinds
+
+
+def main():
+  problem = testbed.Problem()
+  if problem:
+    sys.exit(f'bench_testbed_run: {problem}')
+  with tempfile.TemporaryDirectory(dir='/var/tmp') as work:
+    work = pathlib.Path(work)
+    with testbed.MirroredTestbed(
+        testbed.SERVERS + testbed.LOADERS, work / 'pkb'
+    ) as bed:
+      timing = ('--timing_measurements=runtimes',)
+      config = bed.Config(
+          work / 'three.yaml', testbed.SERVERS, testbed.LOADERS, FLAGS
+      )
+      start = time.monotonic()
+      result = bed.Pkb(config, 'bench3', *timing)
+      wall = time.monotonic() - start
+      if result.returncode:
+        sys.exit(result.stderr[-3000:])
+      samples = _Samples(bed.RunDir('bench3'))
+      stages = _StageTimes(samples)
+      print(f'3 servers, 2 loaders, every default phase: {wall:.0f} s wall')
+      for stage in STAGES:
+        print(f'  {stage:<9} {stages.get(stage, float("nan")):7.1f} s')
+      kinds = _StepTimes(bed.RunDir('bench3'), samples)
+      measured = sum(m for _, m, _ in kinds.values())
+      in_steps = sum(w for w, _, _ in kinds.values())
+      print(
+          f'  Run stage {stages["Run"]:.1f} s, of which measured'
+          f' {measured:.1f} s: overhead {stages["Run"] - measured:.1f} s'
+      )
+      for kind, (step_wall, step_measured, count) in sorted(kinds.items()):
+        print(
+            f'    {kind}: {count} steps, {step_wall:.1f} s wall,'
+            f' {step_measured:.1f} s measured, overhead'
+            f' {step_wall - step_measured:.1f} s'
+            f' ({(step_wall - step_measured) / count:.1f} s per step)'
+        )
+      print(
+          '    between steps (clock offsets, tuning and versions read back,'
+          ' schema, flushes, results):'
+          f' {stages["Run"] - in_steps:.1f} s'
+      )
+      one = bed.Config(
+          work / 'one.yaml',
+          testbed.SERVERS[:1],
+          testbed.LOADERS,
+          FLAGS | {'scylla_replication_factor': 1},
+      )
+      result = bed.Pkb(one, 'bench1', '--run_stage=provision,prepare', *timing)
+      if result.returncode:
+        sys.exit(result.stderr[-3000:])
+      single = _StageTimes(_Samples(bed.RunDir('bench1')))
+      bed.Pkb(one, 'bench1', '--run_stage=cleanup,teardown')
+      print(
+          f'Prepare: 3 servers {stages["Prepare"]:.1f} s, 1 server'
+          f' {single["Prepare"]:.1f} s:'
+          f' {stages["Prepare"] / single["Prepare"]:.2f}x'
+      )
+      for label, uri, seconds in (
+          ('3 servers', 'bench3', stages['Prepare']),
+          ('1 server', 'bench1', single['Prepare']),
+      ):
+        installs, bringup = _PrepareParts(bed.RunDir(uri), seconds)
+        print(
+            f'  {label}: installs and configuration (parallel)'
+            f' {installs:.1f} s, bring-up (one node joins at a time)'
+            f' {bringup:.1f} s'
+        )
+
+
+if __name__ == '__main__':
+  main()
