@@ -11,6 +11,8 @@ import shutil
 
 import pytest
 
+from perfkit_plugins import java_install
+from perfkit_plugins.core import java
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.engines import cassandra as cassandra_engine_lib
 from perfkit_plugins.testing import cassandra_node
@@ -85,10 +87,20 @@ def _LocalVmFor(node):
 def _EngineFor(node, **settings):
   """The plugin's CassandraEngine pointed at `node`'s directories and ports.
 
+  The node's install gets the JDK link the engine's commands run with
+  (java_install.Ensure, on this machine's JDKs): Java 17, which the
+  stand-in runs every version on.
+
   Args:
     node: a CassandraNode.
     **settings: Settings fields besides engine, version and cluster size.
   """
+  java_install.Ensure(
+      _LocalVmFor(node),
+      java.Exactly(f'the Cassandra {node.version} stand-in', 17),
+      'apt',
+      str(node.install_dir),
+  )
   s = settings_lib.Settings(
       engine='cassandra',
       cassandra_version=node.version,

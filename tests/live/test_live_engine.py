@@ -60,6 +60,8 @@ class Lifecycle:
   ran_before_stop: bool
   ran_after_stop: bool
   served_cql_after_stop: bool
+  data_before_stop: tuple
+  data_after_stop: tuple
 
 
 @pytest.fixture(
@@ -92,6 +94,7 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
   }
   pid = node.pid
   ran_before_stop = cassandra_node.ProcessRuns(pid)
+  data_before_stop = _Listing(node.data_dir)
   cluster.Stop(engine, [vm])
   return Lifecycle(
       node=node,
@@ -107,6 +110,15 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
       ran_before_stop=ran_before_stop,
       ran_after_stop=cassandra_node.ProcessRuns(pid),
       served_cql_after_stop=cassandra_node.ServesCql(node.native_port),
+      data_before_stop=data_before_stop,
+      data_after_stop=_Listing(node.data_dir),
+  )
+
+
+def _Listing(directory):
+  """Every path below directory, relative to it."""
+  return tuple(
+      sorted(str(p.relative_to(directory)) for p in directory.rglob('*'))
   )
 
 
@@ -135,9 +147,15 @@ def testNodeRunsWithTheRenderedYaml(lifecycle):
       rf'throughput: {COMPACTION_THROUGHPUT_MB} MB/s', lifecycle.throughput
   )
   assert lifecycle.compactors.split()[-1] == str(CONCURRENT_COMPACTORS)
-  data_dir = lifecycle.node.data_dir
-  assert (data_dir / 'commitlog').is_dir()
-  assert list((data_dir / 'data' / 'system').iterdir())
+  before = lifecycle.data_before_stop
+  assert 'commitlog' in before and '.scylla_phases_owner' in before
+  assert any(p.startswith('data/system/') for p in before)
+
+
+def testStopRemovesTheDataTheRunWrote(lifecycle):
+  # The run (here with the owner '') claimed the empty directory: Cleanup
+  # leaves it empty.
+  assert lifecycle.data_after_stop == ()
 
 
 def testJvmGotTheHeapAndOneCollector(lifecycle):
