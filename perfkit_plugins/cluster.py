@@ -42,9 +42,20 @@ def Configure(engine, servers, run_parallel=_Sequential):
   return seed_ips
 
 
-def _WaitUpNormal(engine, observer, addresses, deadline, poll_s, sleep, clock):
-  """Polls `observer` until it lists every address as Up/Normal."""
+def _WaitUpNormal(
+    engine, observer, addresses, deadline, poll_s, sleep, clock, started
+):
+  """Polls `observer` until it lists every address as Up/Normal.
+
+  A started node whose database process ended fails the bring-up at once.
+  """
   while True:
+    for vm in started:
+      if not engine.Running(vm):
+        raise BringUpError(
+            f'{vm.name} ({vm.internal_ip}): the {engine.NAME} process ended'
+            ' during bring-up; its logs are in the run directory'
+        )
     try:
       missing = node_status.NotUpNormal(engine.NodeStates(observer), addresses)
     except Exception as e:  # pylint: disable=broad-except
@@ -89,10 +100,28 @@ def Start(
   try:
     for vm in servers:
       engine.Start(vm)
-      started.append(vm.internal_ip)
-      _WaitUpNormal(engine, seed, started, deadline, poll_s, sleep, clock)
+      started.append(vm)
+      _WaitUpNormal(
+          engine,
+          seed,
+          [s.internal_ip for s in started],
+          deadline,
+          poll_s,
+          sleep,
+          clock,
+          started,
+      )
     for vm in servers[1:]:
-      _WaitUpNormal(engine, vm, started, deadline, poll_s, sleep, clock)
+      _WaitUpNormal(
+          engine,
+          vm,
+          [s.internal_ip for s in started],
+          deadline,
+          poll_s,
+          sleep,
+          clock,
+          started,
+      )
   except Exception:
     PullLogs(engine, servers, log_dir)
     raise
@@ -120,15 +149,34 @@ def PullLogs(engine, servers, log_dir):
   return pulled
 
 
-def Stop(engine, servers, clean=True):
+def Stop(engine, servers, clean=True, run_parallel=_Sequential):
   """Stops every node and, when the engine can, removes its data.
+
+  A node that cannot be stopped or cleaned (unreachable, say) does not keep
+  the others from being stopped: each one's outcome is reported.
 
   Args:
     engine: base.Engine.
     servers: server VMs.
     clean: also call engine.Clean(vm).
+    run_parallel: callable(function, items), as for Configure.
+
+  Returns:
+    {vm name: '' when done, else why not (one line)}.
   """
-  for vm in servers:
-    engine.Stop(vm)
-    if clean:
-      engine.Clean(vm)
+  outcomes = {}
+
+  def StopOne(vm):
+    try:
+      engine.Stop(vm)
+      if clean:
+        engine.Clean(vm)
+      outcomes[vm.name] = ''
+    except Exception as e:  # pylint: disable=broad-except
+      # Reported, never raised here: the other nodes must still be stopped.
+      why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+      outcomes[vm.name] = f'{type(e).__name__}: {why}'
+      logging.warning('%s: could not stop and clean: %s', vm.name, why)
+
+  run_parallel(StopOne, list(servers))
+  return outcomes

@@ -32,12 +32,14 @@ import functools
 import logging
 import os
 import posixpath
+import re
 import shlex
 import threading
 import time
 
 from perfkit_plugins.core import clocks
 from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import stress_output
 
 # Seconds between /proc/stat samples on the loaders.
@@ -51,6 +53,10 @@ _PROGRESS_MIN_STEP_S = 60
 # op types of a mixed run and the `total` line after them.
 _PROGRESS_TAIL_LINES = 8
 _PROGRESS_COMMAND_TIMEOUT_S = 60
+# Every process of a run carries its process group in this variable.
+GROUP_VARIABLE = 'SCYLLA_PHASES_GROUP'
+# Default of --scylla_step_grace_s.
+DEFAULT_GRACE_S = settings_lib.Settings.step_grace_s
 # Longest a schema step may take (a JVM start and two schema changes).
 _SCHEMA_TIMEOUT_S = 600
 
@@ -70,13 +76,22 @@ def RemotePaths(run):
   }
 
 
+def GroupFile(run):
+  """The remote file holding the process group of a run's processes."""
+  return posixpath.splitext(run.stdout_path)[0] + '.pgid'
+
+
 def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
   """The remote command that runs one loader's cassandra-stress.
 
-  POSIX sh (PKB's RobustRemoteCommand runs it with /bin/sh): removes old
-  outputs, sleeps the run's start delay (so `start` is when it really
-  starts; every loader's command is still launched with the step's),
-  takes a first CPU sample and starts the sampler (a sample every
+  POSIX sh (PKB's RobustRemoteCommand runs it with /bin/sh), in a process
+  group of its own (setsid) whose id it records (GroupFile), so every
+  process it starts can be stopped at once (StopGroupsCommand) when the
+  step is stopped at its bound, its loader is cut off, or pkb.py is
+  interrupted: PKB's helper kills only the command's first process. It
+  removes old outputs, sleeps the run's start delay (so `start` is when it
+  really starts; every loader's command is still launched with the
+  step's), takes a first CPU sample and starts the sampler (a sample every
   cpu_interval_s), writes `start <date>`, runs the command in a subshell
   with stdout and stderr into the run's stdout file, stops the sampler and
   waits for it to be gone, takes a last sample (so every run has at least
@@ -102,9 +117,11 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
       if run.start_delay_s
       else ''
   )
-  return (
+  group = shlex.quote(GroupFile(run))
+  body = (
       f'mkdir -p {" ".join(shlex.quote(d) for d in directories)}'
-      f' && rm -f {" ".join(paths.values())} || exit 1;{delay}'
+      f' && rm -f {" ".join(paths.values())}'
+      f' && echo $$ >{group} && export {GROUP_VARIABLE}=$$ || exit 1;{delay}'
       f' {sample} >{cpu};'
       f' (while sleep {interval}; do {sample}; done) >>{cpu} 2>&1 &'
       ' sampler=$!;'
@@ -115,6 +132,53 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
       f' echo "end $({clocks.DATE_COMMAND}) exit $status" >>{times};'
       ' exit $status'
   )
+  return f'exec setsid sh -c {shlex.quote(body)}'
+
+
+def StopGroupsCommand(remote_dir):
+  """Kills what is left of every run recorded in remote_dir (GroupFile).
+
+  A group is killed only while one of its processes carries the run's
+  GROUP_VARIABLE (a recycled group id is left alone). Prints the group
+  files of the groups it killed.
+  """
+  directory = shlex.quote(remote_dir)
+  return (
+      f'for f in {directory}/*.pgid; do [ -f "$f" ] || continue;'
+      ' g=$(cat "$f"); for p in $(pgrep -g "$g"); do'
+      f' if grep -qz "^{GROUP_VARIABLE}=$g\\$" "/proc/$p/environ"'
+      ' 2>/dev/null; then kill -KILL "-$g" && echo "$f"; break; fi;'
+      ' done; done; true'
+  )
+
+
+def StopLoaders(loader_vms, remote_dir, run_threaded=None):
+  """Kills what is left of every run on every loader (StopGroupsCommand).
+
+  Runs cassandra-stress left behind by a step stopped at its bound, by an
+  interrupted pkb.py or by a loader that was cut off end here.
+
+  Returns:
+    {vm name: what was done: the number of groups killed, or why the loader
+    could not be reached (one line)}.
+  """
+  run_threaded = run_threaded or _DefaultRunThreaded
+
+  def StopOne(vm):
+    try:
+      out, _ = vm.RemoteCommand(
+          StopGroupsCommand(remote_dir), timeout=_PROGRESS_COMMAND_TIMEOUT_S
+      )
+    except Exception as e:  # pylint: disable=broad-except
+      why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+      logging.warning('%s: could not stop its runs: %s', vm.name, why)
+      return f'unreachable: {why[:_ERROR_LINE_CHARS]}'
+    return f'{len(out.split())} run(s) stopped'
+
+  done = run_threaded(
+      _Call, [((functools.partial(StopOne, vm),), {}) for vm in loader_vms]
+  )
+  return {vm.name: outcome for vm, outcome in zip(loader_vms, done)}
 
 
 def SchemaCommand(run):
@@ -171,16 +235,44 @@ def ProgressCommand(run):
   )
 
 
-def _CommandTimeout(step):
+def CommandBound(step, grace_s):
   """Seconds after which a timed step's command is stopped; None: never.
 
-  Twice the duration plus ten minutes leaves room for start-up, schema
-  creation and a schedule that fell behind; counted steps (populate) have
-  no expected length.
+  The step's length plus grace_s (--scylla_step_grace_s) for start-up and a
+  schedule that fell behind; counted steps (populate) have no expected
+  length.
   """
   if step.expected_duration_s is None:
     return None
-  return 2 * step.expected_duration_s + 600
+  return step.expected_duration_s + grace_s
+
+
+_SSH_FAILURE = re.compile(r'return code \(255\)')
+# A loader's error is one line of at most this many characters.
+_ERROR_LINE_CHARS = 160
+
+
+def LoaderError(error, elapsed_s, bound_s, grace_s):
+  """One line saying why a loader's remote command failed.
+
+  Args:
+    error: the exception RobustRemoteCommand raised.
+    elapsed_s: seconds from launch to the failure.
+    bound_s: CommandBound of the step, or None.
+    grace_s: the grace of that bound.
+  """
+  text = str(error).strip()
+  first = text.splitlines()[0] if text else type(error).__name__
+  if len(first) > _ERROR_LINE_CHARS:
+    first = first[: _ERROR_LINE_CHARS - 3] + '...'
+  if bound_s is not None and elapsed_s >= bound_s:
+    return (
+        f'still running after {elapsed_s:.0f} s, stopped at its bound (the'
+        f" step's length plus --scylla_step_grace_s={grace_s})"
+    )
+  if _SSH_FAILURE.search(first):
+    return f'unreachable over ssh after {elapsed_s:.0f} s ({first})'
+  return f'command failed: {first}'
 
 
 def _DefaultRunThreaded(target, params):
@@ -211,7 +303,9 @@ class _Countdown:
         self.done.set()
 
 
-def _RunLoader(vm, run, step, barrier, countdown, clock, cpu_interval_s):
+def _RunLoader(
+    vm, run, step, barrier, countdown, clock, cpu_interval_s, grace_s
+):
   """Runs one loader's command; returns (launched_at, returned_at, error)."""
   try:
     try:
@@ -224,13 +318,12 @@ def _RunLoader(vm, run, step, barrier, countdown, clock, cpu_interval_s):
       )
     launched_at = clock()
     error = None
+    bound = CommandBound(step, grace_s)
     try:
-      vm.RobustRemoteCommand(
-          LoaderCommand(run, cpu_interval_s), timeout=_CommandTimeout(step)
-      )
+      vm.RobustRemoteCommand(LoaderCommand(run, cpu_interval_s), timeout=bound)
     except Exception as e:  # pylint: disable=broad-except
       # Recorded, never raised: the other loaders' outputs must be kept.
-      error = f'{type(e).__name__}: {e}'
+      error = LoaderError(e, clock() - launched_at, bound, grace_s)
       logging.warning(
           '%s: loader %d (%s) failed: %s',
           step.name,
@@ -381,6 +474,7 @@ def RunStressStep(
     run_threaded=None,
     progress_interval_s=60,
     cpu_interval_s=CPU_SAMPLE_INTERVAL_S,
+    grace_s=DEFAULT_GRACE_S,
 ):
   """Runs a stress step on its loaders and pulls every output.
 
@@ -398,6 +492,8 @@ def RunStressStep(
       contract for ((args), {kwargs}) params; None: a thread pool.
     progress_interval_s: seconds between progress lines.
     cpu_interval_s: seconds between CPU samples on the loaders.
+    grace_s: a timed step's commands are stopped this long after its
+      length (CommandBound).
 
   Returns:
     phase_results.StepRecord. Never raises because of a loader: failures
@@ -433,6 +529,7 @@ def RunStressStep(
           countdown,
           clock,
           cpu_interval_s,
+          grace_s,
       )
       for run in step.runs
   ]

@@ -81,10 +81,19 @@ class _Loads:
 RECORD_FILE = 'loaders.json'
 
 
-def _RunStress(step, loaders, settings, output_dir, clock_offsets, loads):
+def _RunStress(
+    step, loaders, settings, output_dir, clock_offsets, loads, run_threaded
+):
   step_dir = os.path.join(output_dir, step.name)
   os.makedirs(step_dir, exist_ok=True)
-  record = phase_runner.RunStressStep(step, loaders, step_dir, clock_offsets)
+  record = phase_runner.RunStressStep(
+      step,
+      loaders,
+      step_dir,
+      clock_offsets,
+      run_threaded=run_threaded,
+      grace_s=settings.step_grace_s,
+  )
   raw_outputs.WriteJson(os.path.join(step_dir, RECORD_FILE), record)
   loads.Add(step, record)
   result = phase_runner.LoadStepResult(step, record, settings)
@@ -126,6 +135,28 @@ def _RunQuiesce(
   return status, result
 
 
+def _LostServers(engine, servers):
+  """Servers whose database ended (or that went away), one line each.
+
+  Checked after every step: figures measured while a node was down are not
+  the cluster's, so the step fails even when the loaders got through (RF 3
+  at QUORUM survives one node).
+  """
+  lost = []
+  for vm in servers:
+    try:
+      if engine.Running(vm):
+        continue
+      why = (
+          f'the {engine.NAME} process is not running (it ended during the step)'
+      )
+    except Exception as e:  # pylint: disable=broad-except
+      first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+      why = f'unreachable ({first[:160]})'
+    lost.append(f'server {vm.name} ({vm.internal_ip}): {why}')
+  return lost
+
+
 def RunSteps(
     steps,
     engine,
@@ -136,6 +167,7 @@ def RunSteps(
     clock_offsets,
     notify: Callable[..., None] = _NoNotification,
     clock: Callable[[], float] = time.time,
+    run_threaded=None,
 ):
   """Runs `steps` in order; returns one StepOutcome per step.
 
@@ -150,6 +182,8 @@ def RunSteps(
     notify: called as notify('start', step) and notify('end', step, outcome)
       so observers can follow the run.
     clock: controller clock (epoch seconds).
+    run_threaded: PKB's background_tasks.RunThreaded, which runs the loaders
+      of a step (phase_runner.RunStressStep); None: a thread pool.
 
   Returns:
     list[StepOutcome]: steps after a failure get STATUS_NOT_RUN.
@@ -174,7 +208,13 @@ def RunSteps(
         result = phase_runner.CreateSchema(step, loaders, step_dir)
       elif step.kind == plan.KIND_STRESS:
         status, result = _RunStress(
-            step, loaders, settings, output_dir, clock_offsets, loads
+            step,
+            loaders,
+            settings,
+            output_dir,
+            clock_offsets,
+            loads,
+            run_threaded,
         )
       else:
         status, result = _RunQuiesce(
@@ -187,7 +227,14 @@ def RunSteps(
             loads,
             clock,
         )
-      outcome = StepOutcome(step, status, started_at, clock(), result)
+      lost = _LostServers(engine, servers)
+      if lost:
+        outcome = StepOutcome(
+            step, STATUS_FAILED, started_at, clock(), error='; '.join(lost)
+        )
+        stopped = f'{step.name} failed'
+      else:
+        outcome = StepOutcome(step, status, started_at, clock(), result)
       if status == STATUS_TIMEOUT:
         stopped = f'{step.name} timed out waiting for compactions'
     except phase_results.PhaseOutputError as e:

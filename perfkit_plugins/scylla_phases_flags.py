@@ -223,6 +223,11 @@ FLAG_HELP = (
     ),
     ('quiesce', 'quiesce_timeout_s', 'Longest wait for compactions to end.'),
     ('quiesce', 'hdr_interval_s', 'Seconds per HDR/interval log line.'),
+    (
+        'quiesce',
+        'step_grace_s',
+        "Seconds after a timed step's length at which its loaders are stopped.",
+    ),
     ('cost', 'server_price_per_hour', 'USD/h per server; 0: price table.'),
     ('cost', 'loader_price_per_hour', 'USD/h per loader; 0: price table.'),
 )

@@ -1,6 +1,7 @@
 """Shared pytest fixtures: real tool outputs and the PKB checkout."""
 
 import pathlib
+import shlex
 
 import pytest
 
@@ -138,7 +139,10 @@ def serve_stress_outputs(stress_output):
     def Answer(vm):
       def Run(command):
         for step, run in planned:
-          if vm is vms[run.loader_index] and run.command in command:
+          # The wrapper's body, unquoted (phase_runner.LoaderCommand).
+          if vm is vms[run.loader_index] and run.command in (
+              shlex.split(command)[-1]
+          ):
             for kind, path in phase_runner.RemotePaths(run).items():
               if (step.name, run.loader_index, kind) not in missing:
                 vm.remote_files[path] = stress_output(

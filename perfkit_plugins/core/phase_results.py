@@ -36,6 +36,7 @@ Times are epoch seconds on the controller's clock unless said otherwise.
 
 import dataclasses
 import re
+import signal
 from typing import Mapping, Optional
 
 from perfkit_plugins.core import histograms
@@ -293,14 +294,32 @@ def _ToolMessage(output):
   return ''
 
 
+def LoaderFailure(record):
+  """What went wrong with a loader's command, in one line, or None.
+
+  What the loader recorded comes first: a signal is named (cassandra-stress
+  killed by SIGKILL: its exit code is 128 + the signal's number), else its
+  non-zero exit code; without a recorded end, the error the runner saw
+  (unreachable, stopped at its bound, the command's failure).
+  """
+  code = record.exit_code
+  if code is not None and 128 < code < 128 + signal.NSIG:
+    try:
+      name = signal.Signals(code - 128).name
+    except ValueError:
+      name = f'signal {code - 128}'
+    return f'{record.name}: cassandra-stress killed by {name} (exit {code})'
+  if code:
+    return f'{record.name}: cassandra-stress exited with {code}'
+  if record.error:
+    return f'{record.name}: {record.error}'
+  return None
+
+
 def _RecordProblems(record, output):
   """Problems of a loader's command and its times file."""
   times_path = record.remote_files[TIMES]
-  failure = None
-  if record.error:
-    failure = f'{record.name}: command failed: {record.error}'
-  elif record.exit_code:
-    failure = f'{record.name}: cassandra-stress exited with {record.exit_code}'
+  failure = LoaderFailure(record)
   problems = [failure + _ToolMessage(output)] if failure else []
   if TIMES in record.missing_files:
     problems.append(

@@ -195,8 +195,10 @@ class Settings:
   quiesce_poll_s: int = 5
   quiesce_settle_s: int = 180
   quiesce_timeout_s: int = 86400
-  # measurement.
+  # measurement. step_grace_s: a timed step's commands are stopped this
+  # long after its length (a hung loader ends the step at that bound).
   hdr_interval_s: int = 10
+  step_grace_s: int = 600
   loader_cpu_threshold: float = 95.0
   loader_saturation_action: str = 'mark'
   # cost overrides, USD per hour per VM; 0 means "use the price table".
@@ -430,6 +432,7 @@ def Validate(s):
       'hdr_interval_s',
   ):
     _AtLeast(field, getattr(s, field), 1)
+  _AtLeast('step_grace_s', s.step_grace_s, 10)
   _AtLeast('mixed_write_ratio', s.mixed_write_ratio, 0)
   _AtLeast('mixed_read_ratio', s.mixed_read_ratio, 0)
   if s.mixed_write_ratio + s.mixed_read_ratio == 0:

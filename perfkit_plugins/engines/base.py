@@ -42,6 +42,10 @@ class Engine(abc.ABC):
     """Stops the database on one node; no error when it is not running."""
 
   @abc.abstractmethod
+  def Running(self, vm):
+    """Whether the database's process runs on one node (False: it ended)."""
+
+  @abc.abstractmethod
   def NodeStates(self, vm):
     """The ring as this node sees it: list[node_status.NodeState]."""
 

@@ -134,6 +134,15 @@ def StartCommand(install_dir, pid_file, out_file):
   )
 
 
+def RunningCommand(pid_file):
+  """Prints `running` while the process of `pid_file` exists."""
+  pid_path = shlex.quote(pid_file)
+  return (
+      f'if [ -f {pid_path} ] && kill -0 "$(cat {pid_path})" 2>/dev/null;'
+      ' then echo running; else echo stopped; fi'
+  )
+
+
 def StopCommand(pid_file, grace_s=STOP_GRACE_S):
   """Stops the process of `pid_file`: TERM, then KILL after grace_s."""
   pid_path = shlex.quote(pid_file)
@@ -264,6 +273,10 @@ class CassandraEngine(base.Engine):
 
   def Stop(self, vm):
     vm.RemoteCommand(StopCommand(self.pid_file))
+
+  def Running(self, vm):
+    out, _ = vm.RemoteCommand(RunningCommand(self.pid_file))
+    return out.strip() == 'running'
 
   def Clean(self, vm):
     """Removes the data this run wrote (never data it started on)."""

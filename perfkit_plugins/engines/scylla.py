@@ -372,6 +372,10 @@ class ScyllaEngine(base.Engine):
   def Stop(self, vm):
     vm.RemoteCommand(ServiceCommand('stop'), ignore_failure=True)
 
+  def Running(self, vm):
+    out, _ = vm.RemoteCommand(ServiceCommand('is-active'), ignore_failure=True)
+    return out.strip() == 'active'
+
   def Clean(self, vm):
     """Removes the data this run wrote; with local SSDs also the array."""
     vm.RemoteCommand(

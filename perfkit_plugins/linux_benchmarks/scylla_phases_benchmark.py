@@ -33,6 +33,7 @@ from perfkit_plugins import cluster
 from perfkit_plugins import discovery
 from perfkit_plugins import engines
 from perfkit_plugins import machine_facts
+from perfkit_plugins import phase_runner
 from perfkit_plugins import raw_outputs
 from perfkit_plugins import run_sequence
 from perfkit_plugins import scylla_phases_flags
@@ -94,6 +95,8 @@ REMOTE_DIR = '/tmp/pkb/scylla_phases'
 # In the run directory's scylla_phases/: every VM's clock minus the
 # controller's and its uncertainty, measured before the first step.
 CLOCK_OFFSETS_FILE = 'clock_offsets.json'
+# In the same directory: what Cleanup did on each machine.
+CLEANUP_FILE = 'cleanup.json'
 
 # Observers can follow a run step by step (sender: BENCHMARK_NAME;
 # kwargs: benchmark_spec, step and, when finished, outcome). Finished steps
@@ -748,6 +751,7 @@ def Run(benchmark_spec):
       _OutputDir('steps'),
       offsets,
       notify=_Notifier(benchmark_spec),
+      run_threaded=background_tasks.RunThreaded,
   )
   samples = [
       SampleOf(row)
@@ -765,16 +769,44 @@ def Run(benchmark_spec):
 
 
 def Cleanup(benchmark_spec):
-  """Pulls the servers' logs, stops the database and removes its data.
+  """Stops what runs on every machine and removes the data the run wrote.
 
-  Runs once per spec: when it raises, pkb.py's error path calls it again,
-  and that call leaves the first one's error to be reported.
+  Pulls the servers' logs, stops the database and removes its data on every
+  server, and kills what is left of cassandra-stress on every loader. Each
+  machine's outcome goes to scylla_phases/CLEANUP_FILE; a machine that
+  cannot be reached is reported there and fails the stage, after the
+  others were cleaned. Runs once per spec: when it raises, pkb.py's error
+  path calls it again, and that call leaves the first one's error to be
+  reported.
+
+  Raises:
+    errors.Resource.CleanupError: a machine could not be cleaned.
   """
   if getattr(benchmark_spec, 'scylla_phases_cleaned_up', False):
     return
   benchmark_spec.scylla_phases_cleaned_up = True
   settings = SettingsFromConfig(benchmark_spec.config)
   servers = benchmark_spec.vm_groups[SERVERS]
+  loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
   cluster.PullLogs(engine, servers, _OutputDir('server_logs'))
-  cluster.Stop(engine, servers, clean=True)
+  outcomes = {
+      'servers': cluster.Stop(
+          engine, servers, clean=True, run_parallel=background_tasks.RunThreaded
+      ),
+      'loaders': phase_runner.StopLoaders(
+          loaders, REMOTE_DIR, background_tasks.RunThreaded
+      ),
+  }
+  raw_outputs.WriteJson(os.path.join(_OutputDir(), CLEANUP_FILE), outcomes)
+  failed = [
+      f'{name}: {why}' for name, why in outcomes['servers'].items() if why
+  ] + [
+      f'{name}: {what}'
+      for name, what in outcomes['loaders'].items()
+      if what.startswith('unreachable')
+  ]
+  if failed:
+    raise errors.Resource.CleanupError(
+        'scylla_phases could not clean every machine: ' + '; '.join(failed)
+    )

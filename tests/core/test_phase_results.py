@@ -360,13 +360,39 @@ def testFailedCommandsAreAllReportedWithTheToolsMessage(lab, write_output):
       step,
       changes={
           0: {'exit_code': 1},
-          1: {'error': 'RemoteCommandError: ssh: connect to host: timed out'},
+          1: {'error': 'unreachable over ssh after 12 s', 'exit_code': None},
       },
   )
   message = Problems(step, record, {0: rejected, 1: write_output()}, settings)
   assert 'loader 0 (vm0): cassandra-stress exited with 1' in message
   assert 'Invalid parameter limit=2000/s' in message
-  assert 'loader 1 (vm1): command failed: RemoteCommandError' in message
+  assert 'loader 1 (vm1): unreachable over ssh after 12 s' in message
+
+
+@pytest.mark.parametrize(
+    'changes,failure',
+    [
+        (
+            {'exit_code': 137, 'error': 'command failed: x'},
+            'loader 0 (vm0): cassandra-stress killed by SIGKILL (exit 137)',
+        ),
+        ({'exit_code': 143}, 'killed by SIGTERM (exit 143)'),
+        ({'exit_code': 3, 'error': 'command failed: x'}, 'exited with 3'),
+        (
+            {'exit_code': None, 'error': 'still running after 40 s, stopped'},
+            'loader 0 (vm0): still running after 40 s, stopped',
+        ),
+        ({'exit_code': 0}, None),
+    ],
+)
+def testLoaderFailureSaysWhatHappenedInOneLine(changes, failure):
+  step = StepOf(Settings(), 'populate')
+  record = dataclasses.replace(Record(step).loaders[0], **changes)
+  said = phase_results.LoaderFailure(record)
+  if failure is None:
+    assert said is None
+  else:
+    assert failure in said and '\n' not in said
 
 
 def testRunThatNeverEndedFails(write_output):

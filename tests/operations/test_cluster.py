@@ -35,10 +35,13 @@ def _Status(lab, up):
 
 
 def _Servers():
-  return [
+  servers = [
       fake_vm.FakeVm(name=f'server-{i}', internal_ip=f'127.0.0.{i + 1}')
       for i in range(3)
   ]
+  for vm in servers:
+    vm.Reply(r'^sudo systemctl is-active scylla-server$', 'active\n')
+  return servers
 
 
 def _StartedIps(servers):
@@ -96,9 +99,11 @@ def test_seed_first_then_one_at_a_time(lab, tmp_path):
       for vm in servers
   ]
   assert [name for name, _ in starts] == ['server-0', 'server-1', 'server-2']
-  # server-1 was started only after the seed saw itself Up/Normal.
-  assert servers[0].commands[:2] == [
+  # server-1 was started only after the seed, running, saw itself
+  # Up/Normal.
+  assert servers[0].commands[:3] == [
       'sudo systemctl start scylla-server',
+      'sudo systemctl is-active scylla-server',
       'nodetool status',
   ]
   assert clock.sleeps == []
@@ -159,3 +164,32 @@ def test_configure_seed_first_and_stop_cleans():
   calls.clear()
   cluster.Stop(Recorder(), servers[:1])
   assert calls == [('stop', 'server-0'), ('clean', 'server-0')]
+
+
+def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
+  servers = _Servers()
+  for vm in servers:
+    vm.Reply(
+        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
+    )
+  # server-1's database exits as it starts (its port is taken, say).
+  servers[1].Reply(r'^sudo systemctl is-active scylla-server$', 'failed\n')
+  clock = FakeClock()
+  engine = scylla.ScyllaEngine(settings.Settings())
+  with pytest.raises(
+      cluster.BringUpError,
+      match=r'server-1 \(127\.0\.0\.2\): the scylla process ended',
+  ):
+    cluster.Start(
+        engine,
+        servers,
+        1800,
+        str(tmp_path),
+        poll_s=5,
+        sleep=clock.Sleep,
+        clock=clock.Now,
+    )
+  # Not the deadline: the first look after its start.
+  assert clock.now <= 5
+  assert _StartedIps(servers) == ['127.0.0.1', '127.0.0.2']
+  assert {p.name for p in tmp_path.iterdir()} == {v.name for v in servers}

@@ -148,6 +148,7 @@ def Server(index, busy_polls=0, pending_forever=False):
   poll, which is never idle.
   """
   vm = fake_vm.FakeVm(f'server-{index}', f'10.0.0.{index + 2}', num_cpus=88)
+  vm.Reply(r'^sudo systemctl is-active scylla-server$', 'active\n')
   running = ['compactions-2.json'] * busy_polls + ['compactions-0.json']
   pending = ['pending_tasks_by_table-2.json'] * busy_polls + [
       'pending_tasks_by_table-2.json'
@@ -378,7 +379,7 @@ def testLoaderCommandFailsMidPhase(tmp_path, make_loaders, stress_output):
   ] * 5
   failed = outcomes[3]
   assert failed.result is None
-  assert 'loader 2 (loader2): command failed' in failed.error
+  assert 'loader 2 (loader2): cassandra-stress exited with 3' in failed.error
   assert 'loader 0' not in failed.error
   # Every loader's files of the failed step were pulled, the failed one's too.
   step = failed.step
@@ -400,7 +401,9 @@ def testLoaderCommandFailsMidPhase(tmp_path, make_loaders, stress_output):
   status = StatusOf(Rows(failed))
   assert status.value == 0
   assert status.metadata['scylla_status'] == 'failed'
-  assert 'loader 2 (loader2): command failed' in status.metadata['scylla_error']
+  assert 'loader 2 (loader2): cassandra-stress exited with 3' in (
+      status.metadata['scylla_error']
+  )
   for outcome in outcomes[4:]:
     (row,) = Rows(outcome)
     assert (row.metric, row.value) == ('phase_status', 0)
@@ -519,3 +522,33 @@ def testUnreachableServerDuringQuiesce(tmp_path, make_loaders, stress_output):
       if r.metric == 'compactions'
   }
   assert row == 'server-1'
+
+
+def testServerLostDuringAStepFailsIt(tmp_path, make_loaders):
+  """RF 3 at QUORUM gets through one node down; the step still fails."""
+  settings = Settings()
+  steps = Steps(settings)
+  servers = Servers()
+  loaders = make_loaders(steps)
+  # server-2's database ends after populate, while compactions settle.
+  alive = iter(['active\n'] + ['inactive\n'] * 100)
+  servers[2].Reply(
+      r'^sudo systemctl is-active scylla-server$', lambda _: next(alive)
+  )
+  outcomes, _ = RunAll(
+      tmp_path,
+      settings,
+      servers,
+      loaders,
+      steps,
+      TickingClock(AfterTheLoads()),
+  )
+  # populate passes the check after it; the quiesce step finds the node gone.
+  statuses = [o.status for o in outcomes]
+  assert statuses[0] == 'ok'
+  assert statuses[1] == 'failed'
+  assert set(statuses[2:]) == {'not_run'}
+  assert outcomes[1].error == (
+      'server server-2 (10.0.0.4): the scylla process is not running (it'
+      ' ended during the step)'
+  )

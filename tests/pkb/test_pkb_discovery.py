@@ -281,6 +281,7 @@ BAD_VALUES = {
     'scylla_stress_checksum': 'sha256:1234',
     'scylla_repo_url': 'http://mirror/scylla {version}.list',
     'scylla_repo_key_url': 'key.asc',
+    'scylla_step_grace_s': '5',
 }
 
 

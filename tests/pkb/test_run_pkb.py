@@ -112,6 +112,7 @@ class PkbFakeVm(fake_vm.FakeVm):
 
   is_static = False
   scratch_disks = ()
+  create_operation_name = None
 
   def __init__(self, name, internal_ip, machine_type, **kwargs):
     super().__init__(name, internal_ip, **kwargs)
@@ -142,6 +143,9 @@ class PkbFakeVm(fake_vm.FakeVm):
   def IsInterruptible(self):
     return False
 
+  def UpdateInterruptibleVmStatus(self, use_api=False):
+    del use_api
+
 
 def Server(index, testdata):
   """A fake ScyllaDB node, tuned like a z3-highmem-88 and never compacting.
@@ -156,6 +160,7 @@ def Server(index, testdata):
       num_cpus=SERVER_VCPUS,
   )
   vm.Reply(r'^ip -o -4 route', testdata('node', 'ip-route-default.txt'))
+  vm.Reply(r'^sudo systemctl is-active scylla-server$', 'active\n')
   vm.Reply(
       r'cat /etc/scylla.d/cpuset.conf',
       testdata('scylla_setup', 'cpuset-v88-numa2.conf'),
@@ -498,6 +503,12 @@ def CheckCleanup(benchmark_spec, run_dir):
     )
     kept = run_dir / 'scylla_phases' / 'server_logs' / vm.name / 'scylla.yaml'
     assert kept.read_text().startswith('#')
+  # What any step left on a loader is killed by its process group.
+  for vm in benchmark_spec.vm_groups['loaders']:
+    assert vm.CommandsMatching(r'^for f in /tmp/pkb/scylla_phases/\*\.pgid;')
+  report = json.loads((run_dir / 'scylla_phases' / bm.CLEANUP_FILE).read_text())
+  assert set(report['servers'].values()) == {''}
+  assert set(report['loaders'].values()) == {'0 run(s) stopped'}
 
 
 def FailLoader(benchmark_spec, step_name, index):
