@@ -11,6 +11,7 @@ import logging
 import os
 import time
 
+from perfkit_plugins import remote_errors
 from perfkit_plugins.core import node_status
 
 
@@ -42,6 +43,16 @@ def Configure(engine, servers, run_parallel=_Sequential):
   return seed_ips
 
 
+def _CheckRunning(engine, vms):
+  """Raises BringUpError for a node whose database process ended."""
+  for vm in vms:
+    if not engine.Running(vm):
+      raise BringUpError(
+          f'{vm.name} ({vm.internal_ip}): the {engine.NAME} process ended'
+          ' during bring-up; its logs are in the run directory'
+      )
+
+
 def _WaitUpNormal(
     engine, observer, addresses, deadline, poll_s, sleep, clock, started
 ):
@@ -50,12 +61,7 @@ def _WaitUpNormal(
   A started node whose database process ended fails the bring-up at once.
   """
   while True:
-    for vm in started:
-      if not engine.Running(vm):
-        raise BringUpError(
-            f'{vm.name} ({vm.internal_ip}): the {engine.NAME} process ended'
-            ' during bring-up; its logs are in the run directory'
-        )
+    _CheckRunning(engine, started)
     try:
       missing = node_status.NotUpNormal(engine.NodeStates(observer), addresses)
     except Exception as e:  # pylint: disable=broad-except
@@ -70,6 +76,21 @@ def _WaitUpNormal(
     sleep(poll_s)
 
 
+def _WaitServing(engine, vm, deadline, poll_s, sleep, clock):
+  """Polls a node until it serves CQL (it is Up/Normal before that)."""
+  while True:
+    try:
+      if engine.ServesClients(vm):
+        return
+      why = 'not serving CQL yet'
+    except Exception as e:  # pylint: disable=broad-except
+      why = f'no answer: {e}'
+    _CheckRunning(engine, [vm])
+    if clock() >= deadline:
+      raise BringUpError(f'{vm.name} does not serve CQL ({why})')
+    sleep(poll_s)
+
+
 def Start(
     engine,
     servers,
@@ -79,7 +100,7 @@ def Start(
     sleep=time.sleep,
     clock=time.monotonic,
 ):
-  """Starts the seed, then the others; waits for Up/Normal everywhere.
+  """Starts the seed, then the others; waits for Up/Normal and CQL.
 
   Args:
     engine: base.Engine.
@@ -122,6 +143,8 @@ def Start(
           clock,
           started,
       )
+    for vm in servers:
+      _WaitServing(engine, vm, deadline, poll_s, sleep, clock)
   except Exception:
     PullLogs(engine, servers, log_dir)
     raise
@@ -174,7 +197,7 @@ def Stop(engine, servers, clean=True, run_parallel=_Sequential):
       outcomes[vm.name] = ''
     except Exception as e:  # pylint: disable=broad-except
       # Reported, never raised here: the other nodes must still be stopped.
-      why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+      why = remote_errors.Summary(e)
       outcomes[vm.name] = f'{type(e).__name__}: {why}'
       logging.warning('%s: could not stop and clean: %s', vm.name, why)
 

@@ -37,6 +37,7 @@ import shlex
 import threading
 import time
 
+from perfkit_plugins import remote_errors
 from perfkit_plugins.core import clocks
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import settings as settings_lib
@@ -170,9 +171,9 @@ def StopLoaders(loader_vms, remote_dir, run_threaded=None):
           StopGroupsCommand(remote_dir), timeout=_PROGRESS_COMMAND_TIMEOUT_S
       )
     except Exception as e:  # pylint: disable=broad-except
-      why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+      why = remote_errors.Summary(e)
       logging.warning('%s: could not stop its runs: %s', vm.name, why)
-      return f'unreachable: {why[:_ERROR_LINE_CHARS]}'
+      return f'unreachable: {why}'
     return f'{len(out.split())} run(s) stopped'
 
   done = run_threaded(
@@ -208,7 +209,7 @@ def CreateSchema(step, loader_vms, local_dir):
   try:
     vm.RemoteCommand(SchemaCommand(run), timeout=_SCHEMA_TIMEOUT_S)
   except Exception as e:  # pylint: disable=broad-except
-    error = f'{type(e).__name__}: {e}'
+    error = f'{type(e).__name__}: {remote_errors.Summary(e)}'
   local = os.path.join(local_dir, posixpath.basename(run.stdout_path))
   pulled, missing = _PullAll(vm, run, local_dir, {'stdout': run.stdout_path})
   if error:
@@ -219,7 +220,7 @@ def CreateSchema(step, loader_vms, local_dir):
         step.name,
         [
             f'loader {run.loader_index} ({vm.name}) could not create the'
-            f' schema: {error.splitlines()[0]}'
+            f' schema: {error}'
             + (f'; output ends with: {tail}' if tail else f'; {missing}')
         ],
     )
@@ -248,8 +249,6 @@ def CommandBound(step, grace_s):
 
 
 _SSH_FAILURE = re.compile(r'return code \(255\)')
-# A loader's error is one line of at most this many characters.
-_ERROR_LINE_CHARS = 160
 
 
 def LoaderError(error, elapsed_s, bound_s, grace_s):
@@ -261,16 +260,13 @@ def LoaderError(error, elapsed_s, bound_s, grace_s):
     bound_s: CommandBound of the step, or None.
     grace_s: the grace of that bound.
   """
-  text = str(error).strip()
-  first = text.splitlines()[0] if text else type(error).__name__
-  if len(first) > _ERROR_LINE_CHARS:
-    first = first[: _ERROR_LINE_CHARS - 3] + '...'
+  first = remote_errors.Summary(error)
   if bound_s is not None and elapsed_s >= bound_s:
     return (
         f'still running after {elapsed_s:.0f} s, stopped at its bound (the'
         f" step's length plus --scylla_step_grace_s={grace_s})"
     )
-  if _SSH_FAILURE.search(first):
+  if _SSH_FAILURE.search(str(error)):
     return f'unreachable over ssh after {elapsed_s:.0f} s ({first})'
   return f'command failed: {first}'
 
@@ -416,7 +412,7 @@ def _PullAll(vm, run, local_dir, paths=None):
     try:
       vm.PullFile(local_dir, remote)
     except Exception as e:  # pylint: disable=broad-except
-      missing[kind] = f'{type(e).__name__}: {e}'
+      missing[kind] = f'{type(e).__name__}: {remote_errors.Summary(e)}'
       continue
     local = os.path.join(local_dir, posixpath.basename(remote))
     if os.path.exists(local):
@@ -548,7 +544,16 @@ def RunStressStep(
             progress_interval_s,
         )
     )
-  launched = run_threaded(_Call, [((task,), {}) for task in tasks])
+  interrupted = False
+  try:
+    launched = run_threaded(_Call, [((task,), {}) for task in tasks])
+  except KeyboardInterrupt:
+    # pkb.py got SIGINT: what the loaders wrote so far is still pulled and
+    # recorded; their processes are left to Cleanup (StopLoaders).
+    interrupted = True
+    launched = [
+        (started_at, clock(), 'pkb.py was interrupted (SIGINT) while it ran')
+    ] * len(step.runs)
   ended_at = clock()
   pulls = run_threaded(
       _Call,
@@ -586,12 +591,28 @@ def RunStressStep(
           '; '.join(f'{kind}: {why}' for kind, why in missing.items()),
       )
   logging.info('%s finished in %.0f s', step.name, ended_at - started_at)
-  return phase_results.StepRecord(
+  record = phase_results.StepRecord(
       step_name=step.name,
       started_at=started_at,
       ended_at=ended_at,
       loaders=tuple(loaders),
   )
+  if interrupted:
+    raise StepInterrupted(record)
+  return record
+
+
+class StepInterrupted(KeyboardInterrupt):
+  """pkb.py was interrupted during a stress step; its record is kept.
+
+  Attributes:
+    record: the step's phase_results.StepRecord (files pulled after the
+      interrupt).
+  """
+
+  def __init__(self, record):
+    super().__init__(f'{record.step_name} interrupted')
+    self.record = record
 
 
 def LoadStepResult(step, record, settings):

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from perfkit_plugins import phase_runner
 from perfkit_plugins import quiesce_wait
 from perfkit_plugins import raw_outputs
+from perfkit_plugins import remote_errors
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
@@ -24,6 +25,7 @@ STATUS_OK = phase_results.STATUS_OK
 STATUS_FAILED = phase_results.STATUS_FAILED
 STATUS_TIMEOUT = phase_results.STATUS_TIMEOUT
 STATUS_NOT_RUN = 'not_run'
+STATUS_INTERRUPTED = 'interrupted'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,14 +88,18 @@ def _RunStress(
 ):
   step_dir = os.path.join(output_dir, step.name)
   os.makedirs(step_dir, exist_ok=True)
-  record = phase_runner.RunStressStep(
-      step,
-      loaders,
-      step_dir,
-      clock_offsets,
-      run_threaded=run_threaded,
-      grace_s=settings.step_grace_s,
-  )
+  try:
+    record = phase_runner.RunStressStep(
+        step,
+        loaders,
+        step_dir,
+        clock_offsets,
+        run_threaded=run_threaded,
+        grace_s=settings.step_grace_s,
+    )
+  except phase_runner.StepInterrupted as e:
+    raw_outputs.WriteJson(os.path.join(step_dir, RECORD_FILE), e.record)
+    raise
   raw_outputs.WriteJson(os.path.join(step_dir, RECORD_FILE), record)
   loads.Add(step, record)
   result = phase_runner.LoadStepResult(step, record, settings)
@@ -151,10 +157,22 @@ def _LostServers(engine, servers):
           f'the {engine.NAME} process is not running (it ended during the step)'
       )
     except Exception as e:  # pylint: disable=broad-except
-      first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-      why = f'unreachable ({first[:160]})'
+      why = f'unreachable ({remote_errors.Summary(e)})'
     lost.append(f'server {vm.name} ({vm.internal_ip}): {why}')
   return lost
+
+
+def _WithLostServers(outcome, engine, servers):
+  """A failed step's outcome, with the servers it lost named first."""
+  lost = _LostServers(engine, servers)
+  if not lost:
+    return outcome
+  return dataclasses.replace(outcome, error='; '.join(lost + [outcome.error]))
+
+
+def Interrupted(outcomes):
+  """Whether pkb.py was interrupted during one of the steps."""
+  return any(o.status == STATUS_INTERRUPTED for o in outcomes)
 
 
 def RunSteps(
@@ -238,12 +256,27 @@ def RunSteps(
       if status == STATUS_TIMEOUT:
         stopped = f'{step.name} timed out waiting for compactions'
     except phase_results.PhaseOutputError as e:
-      outcome = StepOutcome(step, e.status, started_at, clock(), error=str(e))
+      outcome = _WithLostServers(
+          StepOutcome(step, e.status, started_at, clock(), error=str(e)),
+          engine,
+          servers,
+      )
       stopped = f'{step.name} failed'
+    except KeyboardInterrupt:
+      outcome = StepOutcome(
+          step,
+          STATUS_INTERRUPTED,
+          started_at,
+          clock(),
+          error=f'{step.name}: pkb.py was interrupted (SIGINT) during it',
+      )
+      stopped = f'pkb.py was interrupted during {step.name}'
     except Exception as e:  # pylint: disable=broad-except
       logging.exception('scylla_phases: step %s failed', step.name)
-      outcome = StepOutcome(
-          step, STATUS_FAILED, started_at, clock(), error=f'{e}'
+      outcome = _WithLostServers(
+          StepOutcome(step, STATUS_FAILED, started_at, clock(), error=f'{e}'),
+          engine,
+          servers,
       )
       stopped = f'{step.name} failed'
     outcomes.append(outcome)

@@ -102,3 +102,15 @@ def NotUpNormal(states, expected_addresses):
 def AllUpNormal(states, expected_addresses):
   """True when every expected node is listed as Up and Normal."""
   return not NotUpNormal(states, expected_addresses)
+
+
+def ParseStatusBinary(text):
+  """Whether `nodetool statusbinary` says the native transport runs.
+
+  Raises:
+    ValueError: neither `running` nor `not running`.
+  """
+  answer = text.strip()
+  if answer not in ('running', 'not running'):
+    raise ValueError(f'not nodetool statusbinary output: {text!r}')
+  return answer == 'running'

@@ -7,6 +7,8 @@ take the server VM they act on; engines hold their settings.
 
 import abc
 
+from perfkit_plugins.core import node_status
+
 
 class Engine(abc.ABC):
   """One database, on any number of server VMs.
@@ -44,6 +46,19 @@ class Engine(abc.ABC):
   @abc.abstractmethod
   def Running(self, vm):
     """Whether the database's process runs on one node (False: it ended)."""
+
+  def ServesClients(self, vm):
+    """Whether the node serves CQL (`nodetool statusbinary`: running).
+
+    A node is Up/Normal in gossip before its native transport listens;
+    loaders started in between are refused.
+    """
+    out, _ = vm.RemoteCommand(self.NodetoolCommand('statusbinary'))
+    return node_status.ParseStatusBinary(out)
+
+  @abc.abstractmethod
+  def NodetoolCommand(self, *args):
+    """The node's nodetool command line with these arguments."""
 
   @abc.abstractmethod
   def NodeStates(self, vm):

@@ -376,6 +376,9 @@ class ScyllaEngine(base.Engine):
     out, _ = vm.RemoteCommand(ServiceCommand('is-active'), ignore_failure=True)
     return out.strip() == 'active'
 
+  def NodetoolCommand(self, *args):
+    return shlex.join(['nodetool', *args])
+
   def Clean(self, vm):
     """Removes the data this run wrote; with local SSDs also the array."""
     vm.RemoteCommand(

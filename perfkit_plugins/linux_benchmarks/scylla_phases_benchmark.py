@@ -759,6 +759,11 @@ def Run(benchmark_spec):
       for row in run_sequence.OutcomeRows(outcome, context)
   ]
   failures = run_sequence.Failures(outcomes)
+  if run_sequence.Interrupted(outcomes):
+    # As pkb.py itself ends on SIGINT (Cleanup first), once the samples
+    # measured so far are published.
+    _PublishBeforeFailing(benchmark_spec, samples)
+    raise KeyboardInterrupt('; '.join(failures))
   if failures:
     _PublishBeforeFailing(benchmark_spec, samples)
     raise errors.Benchmarks.RunError(

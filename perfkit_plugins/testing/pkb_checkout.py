@@ -67,6 +67,27 @@ def _ShareTestsPackage(pkb_tests):
       tests.__path__.append(pkb_tests)
 
 
+def _Command(args, python):
+  return [python, os.path.join(Path(), 'pkb.py'), *args]
+
+
+def _Environment(env):
+  if env is None:
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+  return env
+
+
+def StartPkb(args, stdout, python=sys.executable, env=None):
+  """Starts stock `pkb.py` with `args`; returns its Popen (output: stdout)."""
+  return subprocess.Popen(
+      _Command(args, python),
+      stdin=subprocess.DEVNULL,
+      stdout=stdout,
+      stderr=subprocess.STDOUT,
+      env=_Environment(env),
+  )
+
+
 def RunPkb(args, timeout, python=sys.executable, env=None):
   """Runs stock `pkb.py` of the checkout with `args`.
 
@@ -79,13 +100,11 @@ def RunPkb(args, timeout, python=sys.executable, env=None):
   Returns:
     subprocess.CompletedProcess with text stdout and stderr.
   """
-  if env is None:
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
   return subprocess.run(
-      [python, os.path.join(Path(), 'pkb.py'), *args],
+      _Command(args, python),
       capture_output=True,
       text=True,
       timeout=timeout,
-      env=env,
+      env=_Environment(env),
       check=False,
   )

@@ -247,6 +247,39 @@ class Machine:
       processes[pid] = command
     return processes
 
+  def SetLink(self, up):
+    """Brings the machine's network link up or down (it vanishes)."""
+    _Run('ip', '-n', self.netns, 'link', 'set', 'eth0', 'up' if up else 'down')
+
+  def Signal(self, pid, sig):
+    """Sends a signal to one of the machine's processes, by PID."""
+    if pid not in self.Pids():
+      raise TestbedError(f'{pid} is not a process of {self.name}')
+    os.kill(pid, sig)
+
+  def GroupJava(self, group_file):
+    """The PID of the java process of a run's process group, or None.
+
+    group_file: the run's group file (perfkit_plugins.phase_runner
+    .GroupFile), a path inside the machine.
+    """
+    path = self.directory / 'tmp' / pathlib.Path(group_file).relative_to('/tmp')
+    try:
+      group = int(path.read_text())
+    except (OSError, ValueError):
+      return None
+    for pid in self.Pids():
+      try:
+        stat = pathlib.Path(f'/proc/{pid}/stat').read_text()
+        exe = os.readlink(f'/proc/{pid}/exe')
+      except OSError:
+        continue
+      if int(stat.rsplit(')', 1)[1].split()[2]) == group and exe.endswith(
+          '/java'
+      ):
+        return pid
+    return None
+
   def Enter(self, command, check=True, timeout=60):
     """Runs a shell command inside the machine's namespaces (as root)."""
     return _Run(
@@ -686,17 +719,52 @@ class Bed:
   def RunDir(self, run_uri):
     return pathlib.Path(self.temp_dir) / 'runs' / run_uri
 
+  def Arguments(self, config, run_uri, *args):
+    return [
+        '--benchmarks=scylla_phases',
+        f'--benchmark_config_file={config}',
+        f'--run_uri={run_uri}',
+        f'--temp_dir={self.temp_dir}',
+        *args,
+    ]
+
+  def StartPkb(self, config, run_uri, *args):
+    """Starts stock pkb.py on the test bed; returns its Popen.
+
+    Its output goes to pkb.out in the temp dir.
+    """
+    out = open(pathlib.Path(self.temp_dir) / f'{run_uri}.out', 'ab')  # pylint: disable=consider-using-with
+    try:
+      return pkb_checkout.StartPkb(
+          self.Arguments(config, run_uri, *args), stdout=out
+      )
+    finally:
+      out.close()
+
+  def Reset(self):
+    """Leaves every machine as the test bed made it: after a fault test.
+
+    Every process but sshd ended (by PID), links up, tmpfs mounts of
+    faults removed, data directories emptied.
+    """
+    for machine in self.testbed.machines.values():
+      machine.SetLink(True)
+      _EndPids(lambda m=machine: list(m.Processes()))
+      machine.Enter(
+          'while grep -q " /tmp/pkb/scylla_phases tmpfs " /proc/mounts;'
+          ' do umount /tmp/pkb/scylla_phases; done',
+          check=False,
+      )
+      for path in machine.data_dir.iterdir():
+        if path.is_dir() and not path.is_symlink():
+          shutil.rmtree(path)
+        else:
+          path.unlink()
+
   def Pkb(self, config, run_uri, *args, timeout=1800):
     """Runs stock pkb.py on the test bed; returns the CompletedProcess."""
     return pkb_checkout.RunPkb(
-        [
-            '--benchmarks=scylla_phases',
-            f'--benchmark_config_file={config}',
-            f'--run_uri={run_uri}',
-            f'--temp_dir={self.temp_dir}',
-            *args,
-        ],
-        timeout=timeout,
+        self.Arguments(config, run_uri, *args), timeout=timeout
     )
 
 

@@ -79,3 +79,14 @@ def testSingleTokenLayout(testdata, name, host_id, load):
           '127.0.0.1', 'U', 'N', 'datacenter1', 'rack1', host_id, load
       )
   ]
+
+
+def test_statusbinary_on_real_outputs(testdata):
+  assert node_status.ParseStatusBinary(
+      testdata('live', 'c509-statusbinary.txt')
+  )
+  assert not node_status.ParseStatusBinary(
+      testdata('live', 'c509-statusbinary-disabled.txt')
+  )
+  with pytest.raises(ValueError):
+    node_status.ParseStatusBinary('nodetool: Failed to connect\n')

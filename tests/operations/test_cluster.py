@@ -1,5 +1,7 @@
 """Bring-up order, Up/Normal waiting with a deadline, logs on failure."""
 
+import pathlib
+
 import pytest
 
 from perfkit_plugins import cluster
@@ -39,8 +41,15 @@ def _Servers():
       fake_vm.FakeVm(name=f'server-{i}', internal_ip=f'127.0.0.{i + 1}')
       for i in range(3)
   ]
+  statusbinary = (
+      pathlib.Path(__file__).parents[1]
+      / 'testdata'
+      / 'live'
+      / 'c509-statusbinary.txt'
+  ).read_text()
   for vm in servers:
     vm.Reply(r'^sudo systemctl is-active scylla-server$', 'active\n')
+    vm.Reply(r'^nodetool statusbinary$', statusbinary)
   return servers
 
 
@@ -193,3 +202,27 @@ def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
   assert clock.now <= 5
   assert _StartedIps(servers) == ['127.0.0.1', '127.0.0.2']
   assert {p.name for p in tmp_path.iterdir()} == {v.name for v in servers}
+
+
+def test_bring_up_waits_until_every_node_serves_cql(lab, tmp_path):
+  servers = _Servers()
+  for vm in servers:
+    vm.Reply(
+        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
+    )
+  # Up/Normal in gossip, but server-2's native transport starts later.
+  answers = iter(['not running\n', 'not running\n', 'running\n'])
+  servers[2].Reply(r'^nodetool statusbinary$', lambda _: next(answers))
+  clock = FakeClock()
+  engine = scylla.ScyllaEngine(settings.Settings())
+  cluster.Start(
+      engine,
+      servers,
+      600,
+      str(tmp_path),
+      poll_s=5,
+      sleep=clock.Sleep,
+      clock=clock.Now,
+  )
+  assert len(servers[2].CommandsMatching('statusbinary')) == 3
+  assert clock.sleeps == [5, 5]

@@ -20,6 +20,7 @@ import threading
 import pytest
 
 from perfkit_plugins import phase_runner
+from perfkit_plugins import remote_errors
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import loader_cpu
 from perfkit_plugins.core import phase_results
@@ -596,3 +597,15 @@ def _GroupMembers(group):
     if int(fields[2]) == group and fields[0] != 'Z':
       members.append(stat.parent.name)
   return members
+
+
+def testRemoteErrorsAreSummedUpInOneLine(testdata):
+  text = testdata('pkb_errors', 'scp-missing-file.txt')
+  assert text.count('\n') >= 1
+  assert remote_errors.Summary(RuntimeError(text)) == (
+      'scp: /tmp/pkb/scylla_phases/populate.loader0.hdr: No such file or'
+      ' directory'
+  )
+  assert remote_errors.Summary(RuntimeError('one line')) == 'one line'
+  long = remote_errors.Summary(RuntimeError('x' * 500))
+  assert len(long) == remote_errors.MAX_CHARS and long.endswith('...')
