@@ -21,7 +21,9 @@ Whatever happens (a loader's command fails, a loader is unreachable), every
 loader's stdout, text log, HDR log, times and CPU files are pulled into the
 local directory; a file that cannot be pulled is recorded with the reason,
 and a loader's error is recorded in its LoaderRecord: nothing here raises
-because of one loader, so what the others produced is never lost.
+because of one loader, so what the others produced is never lost. When
+pkb.py is interrupted (SIGINT), the step's runs are killed on every loader
+at once, what they wrote is pulled, and StepInterrupted carries the record.
 core/phase_results.py turns the record and the files into results, and
 fails the step loudly if any loader's output is missing or incomplete.
 """
@@ -54,6 +56,8 @@ _PROGRESS_MIN_STEP_S = 60
 # op types of a mixed run and the `total` line after them.
 _PROGRESS_TAIL_LINES = 8
 _PROGRESS_COMMAND_TIMEOUT_S = 60
+# How often the thread that watches a step looks for an interrupt (_Watch).
+_WATCH_SLICE_S = 1
 # Every process of a run carries its process group in this variable.
 GROUP_VARIABLE = 'SCYLLA_PHASES_GROUP'
 # Default of --scylla_step_grace_s.
@@ -96,8 +100,9 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
   cpu_interval_s), writes `start <date>`, runs the command in a subshell
   with stdout and stderr into the run's stdout file, stops the sampler and
   waits for it to be gone, takes a last sample (so every run has at least
-  two, in time order), writes `end <date> exit <code>` and exits with
-  cassandra-stress's exit code.
+  two, in time order), writes `end <date> exit <code>` and `free <KiB>`
+  (space left in the output directory: a full disk cuts files silently)
+  and exits with cassandra-stress's exit code.
 
   Args:
     run: plan.LoaderRun.
@@ -119,6 +124,10 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
       else ''
   )
   group = shlex.quote(GroupFile(run))
+  output_dir = shlex.quote(
+      posixpath.dirname(RemotePaths(run)[phase_results.TIMES])
+  )
+  free_field = shlex.quote('NR == 2 {print $4}')
   body = (
       f'mkdir -p {" ".join(shlex.quote(d) for d in directories)}'
       f' && rm -f {" ".join(paths.values())}'
@@ -131,6 +140,7 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
       ' status=$?; { kill $sampler; wait $sampler; } 2>/dev/null;'
       f' {sample} >>{cpu};'
       f' echo "end $({clocks.DATE_COMMAND}) exit $status" >>{times};'
+      f' echo "free $(df -Pk {output_dir} | awk {free_field})" >>{times};'
       ' exit $status'
   )
   return f'exec setsid sh -c {shlex.quote(body)}'
@@ -394,12 +404,44 @@ def ProgressMessage(step, elapsed_s, rates):
   )
 
 
-def _Monitor(step, vms, started_at, countdown, clock, progress_interval_s):
-  """Logs progress until every loader has finished."""
-  while not countdown.done.wait(progress_interval_s):
-    rates = [_CurrentRate(vms[run.loader_index], run) for run in step.runs]
-    if not countdown.done.is_set():
-      logging.info(ProgressMessage(step, clock() - started_at, rates))
+def _StopRuns(step, vms):
+  """Kills the step's runs on its loaders now (StopLoaders)."""
+  by_directory = {}
+  for run in step.runs:
+    vm = vms[run.loader_index]
+    by_directory.setdefault(posixpath.dirname(GroupFile(run)), {})[vm.name] = vm
+  for directory, loaders in sorted(by_directory.items()):
+    StopLoaders(list(loaders.values()), directory)
+
+
+def _Watch(step, vms, countdown, started_at, clock, progress_interval_s):
+  """Logs progress until every loader has finished; stops them on SIGINT.
+
+  PKB's RunThreaded passes pkb.py's SIGINT to its threads as a
+  KeyboardInterrupt that a thread sees only when it runs Python, and waits
+  for them all: the loaders' threads wait on ssh until cassandra-stress
+  ends (SIGINT from a terminal also ends ssh; from `kill -INT` it does
+  not). This thread wakes every _WATCH_SLICE_S, so on an interrupt it
+  kills the step's runs at once and their threads return.
+  """
+  progress = (
+      step.expected_duration_s is None
+      or step.expected_duration_s > _PROGRESS_MIN_STEP_S
+  )
+  slice_s = min(_WATCH_SLICE_S, progress_interval_s)
+  waited_s = 0.0
+  try:
+    while not countdown.done.wait(slice_s):
+      waited_s += slice_s
+      if progress and waited_s >= progress_interval_s:
+        waited_s = 0.0
+        rates = [_CurrentRate(vms[run.loader_index], run) for run in step.runs]
+        if not countdown.done.is_set():
+          logging.info(ProgressMessage(step, clock() - started_at, rates))
+  except KeyboardInterrupt:
+    logging.warning('%s: interrupted, stopping its loaders', step.name)
+    _StopRuns(step, vms)
+    raise
 
 
 def _PullAll(vm, run, local_dir, paths=None):
@@ -438,11 +480,12 @@ def _LoaderTimes(pulled):
 def _Record(run, vm, offset_s, launched, pulled, missing):
   launched_at, returned_at, error = launched
   times, reason = _LoaderTimes(pulled)
-  start_s = end_s = exit_code = None
+  start_s = end_s = exit_code = free_kib = None
   if times is not None:
     start_s = times.start_s - offset_s
     end_s = None if times.end_s is None else times.end_s - offset_s
     exit_code = times.exit_code
+    free_kib = times.free_kib
   if reason and error is None and phase_results.TIMES not in missing:
     error = f'unreadable times file: {reason}'
   return phase_results.LoaderRecord(
@@ -458,6 +501,7 @@ def _Record(run, vm, offset_s, launched, pulled, missing):
       error=error,
       launched_at=launched_at,
       returned_at=returned_at,
+      output_free_kib=free_kib,
   )
 
 
@@ -529,27 +573,23 @@ def RunStressStep(
       )
       for run in step.runs
   ]
-  if (
-      step.expected_duration_s is None
-      or step.expected_duration_s > _PROGRESS_MIN_STEP_S
-  ):
-    tasks.append(
-        functools.partial(
-            _Monitor,
-            step,
-            loader_vms,
-            started_at,
-            countdown,
-            clock,
-            progress_interval_s,
-        )
-    )
+  tasks.append(
+      functools.partial(
+          _Watch,
+          step,
+          loader_vms,
+          countdown,
+          started_at,
+          clock,
+          progress_interval_s,
+      )
+  )
   interrupted = False
   try:
     launched = run_threaded(_Call, [((task,), {}) for task in tasks])
   except KeyboardInterrupt:
-    # pkb.py got SIGINT: what the loaders wrote so far is still pulled and
-    # recorded; their processes are left to Cleanup (StopLoaders).
+    # pkb.py got SIGINT: the watcher stopped the loaders; what they wrote
+    # so far is still pulled and recorded.
     interrupted = True
     launched = [
         (started_at, clock(), 'pkb.py was interrupted (SIGINT) while it ran')

@@ -6,7 +6,9 @@ their contents. The rules (METHODOLOGY.md "Metrics"):
 * Every loader's output must be complete. A loader whose command failed,
   or whose text log, HDR log or times file is missing, empty or cut, fails
   the whole step with a PhaseOutputError naming the loader and the file:
-  a total with a loader missing is never published.
+  a total with a loader missing is never published. A loader whose output
+  directory had at most FULL_DIRECTORY_KIB left when its run ended is named
+  first: a full disk cuts files without any tool saying so.
 * Op rate: the loaders' interval lines summed over the window all of them
   share (stress_output.CommonWindowRate), each loader placed on the
   controller's clock by the first interval start of its HDR log corrected
@@ -35,6 +37,7 @@ Times are epoch seconds on the controller's clock unless said otherwise.
 """
 
 import dataclasses
+import posixpath
 import re
 import signal
 from typing import Mapping, Optional
@@ -64,6 +67,10 @@ _ROLE_OPS = {'writer': 'WRITE', 'reader': 'READ'}
 
 _START_LINE = re.compile(r'^start (\d+\.\d+)$')
 _END_LINE = re.compile(r'^end (\d+\.\d+) exit (\d+)$')
+_FREE_LINE = re.compile(r'^free ?(\d*)$')
+# A loader whose output directory had at most this much space left when
+# its run ended is said to have run out of space when its step fails.
+FULL_DIRECTORY_KIB = 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,32 +82,41 @@ class LoaderTimes:
     end_s: just after it ended; None if it never ended (killed, machine
       lost).
     exit_code: its exit code; None with end_s None.
+    free_kib: KiB left in the output directory after it ended; None when
+      unknown.
   """
 
   start_s: float
   end_s: Optional[float]
   exit_code: Optional[int]
+  free_kib: Optional[int] = None
 
 
 def ParseTimes(text):
-  """Parses a times file: `start <epoch>` and `end <epoch> exit <code>`.
+  """Parses a times file.
+
+  Its lines: `start <epoch>`, `end <epoch> exit <code>` and `free <KiB>`
+  (space left in the output directory, empty when `df` failed).
 
   Raises:
-    ValueError: no start line, or a line that is neither.
+    ValueError: no start line, or a line that is none of these.
   """
-  start = end = exit_code = None
+  start = end = exit_code = free_kib = None
   for line in text.splitlines():
     line = line.strip()
     start_match, end_match = _START_LINE.match(line), _END_LINE.match(line)
+    free_match = _FREE_LINE.match(line)
     if start_match:
       start = float(start_match.group(1))
     elif end_match:
       end, exit_code = float(end_match.group(1)), int(end_match.group(2))
+    elif free_match:
+      free_kib = int(free_match.group(1)) if free_match.group(1) else None
     elif line:
       raise ValueError(f'unexpected line in times file: {line[:120]!r}')
   if start is None:
     raise ValueError('times file has no start line')
-  return LoaderTimes(start, end, exit_code)
+  return LoaderTimes(start, end, exit_code, free_kib)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +137,8 @@ class LoaderRecord:
     error: why the remote command failed (ssh, non-zero exit), or None.
     launched_at: when the controller started the remote command.
     returned_at: when the remote command returned or failed.
+    output_free_kib: KiB left in its output directory when its run ended
+      (LoaderTimes.free_kib); None when unknown.
   """
 
   loader_index: int
@@ -135,6 +153,7 @@ class LoaderRecord:
   error: Optional[str]
   launched_at: float
   returned_at: float
+  output_free_kib: Optional[int] = None
 
   @property
   def name(self):
@@ -334,6 +353,18 @@ def _RecordProblems(record, output):
         f' {times_path})'
     )
   return problems
+
+
+def _OutputError(step_name, problems, records):
+  """PhaseOutputError, led by the loaders that ran out of space."""
+  full = [
+      f'{r.name}: no space left in {posixpath.dirname(r.remote_files[TIMES])}'
+      f' ({r.output_free_kib} KiB free when cassandra-stress ended)'
+      for r in records.values()
+      if r.output_free_kib is not None
+      and r.output_free_kib <= FULL_DIRECTORY_KIB
+  ]
+  return PhaseOutputError(step_name, full + list(problems))
 
 
 def _ParseLog(record, output, problems):
@@ -545,7 +576,7 @@ def ResultOfStep(step, record, outputs, settings):
     parsed[run.loader_index] = _ParseLog(loader, output, problems)
     _CheckHdr(loader, output, problems)
   if problems:
-    raise PhaseOutputError(step.name, problems)
+    raise _OutputError(step.name, problems, records)
   try:
     merge = histograms.MergeHdrLogs(
         {
@@ -561,7 +592,7 @@ def ResultOfStep(step, record, outputs, settings):
         },
     )
   except histograms.HdrLogError as e:
-    raise PhaseOutputError(step.name, [_HdrProblem(e, records)]) from e
+    raise _OutputError(step.name, [_HdrProblem(e, records)], records) from e
   groups = {}
   for run in step.runs:
     ops = _OpsOf(run, parsed[run.loader_index])
@@ -573,7 +604,7 @@ def ResultOfStep(step, record, outputs, settings):
       ))
   problems += _HdrCountProblems(groups, merge)
   if problems:
-    raise PhaseOutputError(step.name, problems)
+    raise _OutputError(step.name, problems, records)
   fixed_ops = {
       op
       for run in step.runs
@@ -596,7 +627,7 @@ def ResultOfStep(step, record, outputs, settings):
     kinds = (SERVICE_TIME, RESPONSE_TIME) if all_fixed else (SERVICE_TIME,)
     ops[TOTAL] = _OpResult(TOTAL, everyone, merge, kinds, problems)
   if problems:
-    raise PhaseOutputError(step.name, problems)
+    raise _OutputError(step.name, problems, records)
   usages, cpu_problems = _CpuUsages(step, records, outputs)
   known = [u for u in usages.values() if u is not None]
   cpu_max = max((u.mean_pct for u in known), default=None)

@@ -127,6 +127,9 @@ def testParsesTimesFiles(testdata):
   )
   failed = phase_results.ParseTimes(testdata('loader', 'loader-fail.times'))
   assert failed.exit_code == 3
+  # Files written before the command recorded the space left.
+  assert failed.free_kib is None
+  assert phase_results.ParseTimes('start 1.5\nfree \n').free_kib is None
 
 
 def testTimesFileWithoutEndMeansTheRunNeverEnded(testdata):
@@ -348,6 +351,26 @@ def testMissingAndCutHdrLogsFail(lab, write_output):
   message = Problems(step, Record(step), {0: cut, 1: write_output()}, settings)
   assert 'loader 0 (vm0)' in message
   assert '(HDR log /r/populate.loader0.hdr)' in message
+
+
+def testFullOutputDirectoryIsNamedFirst(testdata, write_output):
+  """A disk that filled cuts the HDR log silently; the message says why."""
+  settings = Settings()
+  step = StepOf(settings, 'populate')
+  times = phase_results.ParseTimes(testdata('loader', 'loader-full.times'))
+  assert (times.exit_code, times.free_kib) == (0, 0)
+  hdr = write_output().hdr
+  cut = dataclasses.replace(write_output(), hdr=hdr[: len(hdr) // 2])
+  record = Record(step, changes={0: {'output_free_kib': times.free_kib}})
+  message = Problems(step, record, {0: cut, 1: write_output()}, settings)
+  assert message.startswith(
+      'populate: loader 0 (vm0): no space left in /r (0 KiB free when'
+      ' cassandra-stress ended); loader 0 (vm0):'
+  )
+  # Space left (or unknown) is not blamed.
+  roomy = Record(step, changes={0: {'output_free_kib': 10 << 20}})
+  message = Problems(step, roomy, {0: cut, 1: write_output()}, settings)
+  assert 'no space left' not in message
 
 
 def testFailedCommandsAreAllReportedWithTheToolsMessage(lab, write_output):

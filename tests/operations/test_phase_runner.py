@@ -13,6 +13,7 @@ import os
 import pathlib
 import re
 import shlex
+import signal
 import subprocess
 import time
 import threading
@@ -222,11 +223,11 @@ def testNoLoaderStartsBeforeEveryLoaderThreadIsReady(tmp_path, outputs):
   issued_before_last = []
 
   def StaggeredRunThreaded(target, params):
-    """Starts one thread at a time, the last one late."""
+    """Starts one thread at a time, the last loader's late."""
     threads = []
     results = [None] * len(params)
     for i, (args, kwargs) in enumerate(params):
-      if i == len(params) - 1:
+      if i == len(vms) - 1:
         # Without a barrier, loader 0 would have run by now.
         threading.Event().wait(0.2)
         issued_before_last.append(len(vms[0].CommandsMatching(WRAPPER)))
@@ -266,8 +267,8 @@ def testUsesTheGivenThreadRunner(tmp_path, outputs):
   phase_runner.RunStressStep(
       step, vms, str(tmp_path), {}, run_threaded=RunThreaded
   )
-  # The loaders, then the pulls.
-  assert calls == [2, 2]
+  # The loaders and the thread that watches them, then the pulls.
+  assert calls == [3, 2]
 
 
 def Failure(step, record, settings):
@@ -502,6 +503,7 @@ def testLoaderCommandRunsUnderPosixSh(tmp_path, lab):
     times = phase_results.ParseTimes(f.read())
   assert times.exit_code == 3
   assert times.start_s <= times.end_s
+  assert times.free_kib > 0
   with open(paths['cpu']) as f:
     samples = loader_cpu.ParseCpuSamples(f.read())
   # One when the sampler starts, one after the command.
@@ -584,6 +586,8 @@ def testStopGroupsKillsEveryProcessOfALeftRun(tmp_path):
   finally:
     bystander.kill()
     bystander.wait()
+    if _GroupMembers(group):  # the test failed before the group was stopped
+      os.killpg(group, signal.SIGKILL)
 
 
 def _GroupMembers(group):

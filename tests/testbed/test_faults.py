@@ -14,7 +14,10 @@ that it all ended within a bound.
 """
 
 import json
+import re
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -97,6 +100,26 @@ def _Finish(process, timeout_s):
     raise
 
 
+def _StartUntilStep(bed, config, uri, loader, step):
+  """Starts pkb.py; returns once `step` runs on `loader`.
+
+  Returns:
+    (the pkb.py process, its start on the monotonic clock, a function that
+    gives the PID of the loader's cassandra-stress JVM in the step).
+  """
+  started = time.monotonic()
+  process = bed.StartPkb(config, uri, *FAST_SSH)
+  java = _StepJava(bed, loader, step, LOADERS.index(loader))
+  _WaitFor(java, process, RUN_BOUND_S, f'{step} to start on {loader}')
+  return process, started, java
+
+
+def _CheckFailedInTime(process, started):
+  """pkb.py fails, and the whole run ends within RUN_BOUND_S."""
+  assert _Finish(process, RUN_BOUND_S) != 0
+  assert time.monotonic() - started < RUN_BOUND_S
+
+
 def _Samples(bed, run_uri):
   path = bed.RunDir(run_uri) / 'perfkitbenchmarker_results.json'
   samples = []
@@ -122,27 +145,32 @@ def _Statuses(bed, run_uri):
   }
 
 
-def _CheckSteps(statuses, failed, error, status='failed'):
+def _CheckSteps(statuses, failed, error, status='failed', steps=STEPS):
   """Steps before `failed` ok, it failed saying `error`, the rest not run."""
-  index = STEPS.index(failed)
-  for step in STEPS[:index]:
+  assert set(statuses) == set(steps)
+  index = steps.index(failed)
+  for step in steps[:index]:
     assert statuses[step][:2] == (1, 'ok'), (step, statuses[step])
   value, said, why = statuses[failed]
   assert (value, said) == (0, status), statuses[failed]
   assert error in why, why
   assert '\n' not in why
-  for step in STEPS[index + 1 :]:
+  for step in steps[index + 1 :]:
     assert statuses[step][:2] == (0, 'not_run'), (step, statuses[step])
 
 
 def _CheckCleaned(bed, run_uri, unreachable=()):
-  """Nothing runs and no data is left on the machines Cleanup reached."""
+  """Nothing runs and no data is left on the machines Cleanup reached.
+
+  unreachable: the test-bed names of the loaders Cleanup could not reach.
+  """
   report = json.loads(
       (bed.RunDir(run_uri) / 'scylla_phases' / 'cleanup.json').read_text()
   )
   assert set(report['servers'].values()) == {''}, report
+  unreachable_vms = {f'pkb-{run_uri}-{LOADERS.index(m)}' for m in unreachable}
   for name, what in report['loaders'].items():
-    assert what.startswith('unreachable') == (name in unreachable), report
+    assert what.startswith('unreachable') == (name in unreachable_vms), report
   for name, machine in bed.testbed.machines.items():
     if name in unreachable or name not in (SERVER, *LOADERS):
       continue
@@ -154,14 +182,12 @@ def _CheckCleaned(bed, run_uri, unreachable=()):
 def test_killed_stress_mid_step_and_mid_populate(fault_bed, tmp_path):
   config = _Config(fault_bed, tmp_path)
   for step, uri in (('read_small', 'kill1'), ('populate', 'kill2')):
-    started = time.monotonic()
-    process = fault_bed.StartPkb(config, uri, *FAST_SSH)
-    java = _StepJava(fault_bed, LOADERS[0], step, 0)
-    _WaitFor(java, process, RUN_BOUND_S, f'{step} to start on loader 0')
+    process, started, java = _StartUntilStep(
+        fault_bed, config, uri, LOADERS[0], step
+    )
     time.sleep(3)
     fault_bed.testbed.machines[LOADERS[0]].Signal(java(), signal.SIGKILL)
-    assert _Finish(process, RUN_BOUND_S) != 0
-    assert time.monotonic() - started < RUN_BOUND_S
+    _CheckFailedInTime(process, started)
     _CheckSteps(
         _Statuses(fault_bed, uri),
         step,
@@ -180,21 +206,15 @@ def test_killed_stress_mid_step_and_mid_populate(fault_bed, tmp_path):
 
 def test_server_killed_mid_step(fault_bed, tmp_path):
   config = _Config(fault_bed, tmp_path)
-  started = time.monotonic()
-  process = fault_bed.StartPkb(config, 'server1', *FAST_SSH)
-  _WaitFor(
-      _StepJava(fault_bed, LOADERS[0], 'read_small', 0),
-      process,
-      RUN_BOUND_S,
-      'read_small',
+  process, started, _ = _StartUntilStep(
+      fault_bed, config, 'server1', LOADERS[0], 'read_small'
   )
   server = fault_bed.testbed.machines[SERVER]
   pid_file = (
       server.directory / 'opt-pkb' / 'apache-cassandra-5.0.9' / 'cassandra.pid'
   )
   server.Signal(int(pid_file.read_text()), signal.SIGKILL)
-  assert _Finish(process, RUN_BOUND_S) != 0
-  assert time.monotonic() - started < RUN_BOUND_S
+  _CheckFailedInTime(process, started)
   address = server.address
   _CheckSteps(
       _Statuses(fault_bed, 'server1'),
@@ -202,3 +222,198 @@ def test_server_killed_mid_step(fault_bed, tmp_path):
       f'server pkb-server1-2 ({address}): the cassandra process is not running',
   )
   _CheckCleaned(fault_bed, 'server1')
+
+
+def test_loader_cut_off_mid_step(fault_bed, tmp_path):
+  config = _Config(fault_bed, tmp_path)
+  process, started, _ = _StartUntilStep(
+      fault_bed, config, 'cut1', LOADERS[1], 'read_small'
+  )
+  fault_bed.testbed.machines[LOADERS[1]].SetLink(False)
+  _CheckFailedInTime(process, started)
+  _CheckSteps(
+      _Statuses(fault_bed, 'cut1'),
+      'read_small',
+      'loader 1 (pkb-cut1-1): unreachable over ssh after',
+  )
+  # What it could not give is named, not silently missing.
+  step_dir = fault_bed.RunDir('cut1') / 'scylla_phases' / 'steps' / 'read_small'
+  record = json.loads((step_dir / 'loaders.json').read_text())
+  assert record['loaders'][0]['missing_files'] == {}
+  assert sorted(record['loaders'][1]['missing_files']) == sorted(
+      ['stdout', 'log', 'hdr', 'times', 'cpu']
+  )
+  report = _CheckCleaned(fault_bed, 'cut1', unreachable=('loader-1',))
+  assert report['loaders']['pkb-cut1-1'].startswith('unreachable')
+  out = (fault_bed.temp_dir / 'cut1.out').read_text()
+  assert 'CleanupError: scylla_phases could not clean every machine' in out
+
+
+def test_hung_stress_ends_at_the_step_bound(fault_bed, tmp_path):
+  config = _Config(fault_bed, tmp_path, scylla_step_grace_s=15)
+  process, started, java = _StartUntilStep(
+      fault_bed, config, 'hang1', LOADERS[0], 'read_small'
+  )
+  fault_bed.testbed.machines[LOADERS[0]].Signal(java(), signal.SIGSTOP)
+  _CheckFailedInTime(process, started)
+  _CheckSteps(
+      _Statuses(fault_bed, 'hang1'),
+      'read_small',
+      'loader 0 (pkb-hang1-0): still running after',
+  )
+  step_dir = (
+      fault_bed.RunDir('hang1') / 'scylla_phases' / 'steps' / 'read_small'
+  )
+  record = json.loads((step_dir / 'loaders.json').read_text())
+  # 20 s of reads plus 15 s of grace, not PKB's default timeouts.
+  assert 35 <= record['ended_at'] - record['started_at'] < 60
+  _CheckCleaned(fault_bed, 'hang1')
+
+
+def test_node_that_never_comes_up(fault_bed, tmp_path):
+  server = fault_bed.testbed.machines[SERVER]
+  # Another process holds the node's storage port: Cassandra exits at start.
+  holder = subprocess.Popen([
+      'ip',
+      'netns',
+      'exec',
+      server.netns,
+      sys.executable,
+      '-c',
+      (
+          'import socket, time; s = socket.socket();'
+          f' s.bind(("{server.address}", 7000)); s.listen(); time.sleep(600)'
+      ),
+  ])
+  try:
+    config = _Config(fault_bed, tmp_path)
+    started = time.monotonic()
+    result = fault_bed.Pkb(config, 'never1', *FAST_SSH, timeout=RUN_BOUND_S)
+  finally:
+    holder.kill()
+    holder.wait()
+  assert result.returncode != 0
+  # Not the 30-minute bring-up timeout: the first look after the start.
+  assert time.monotonic() - started < 240
+  log = (fault_bed.RunDir('never1') / 'pkb.log').read_text()
+  assert re.search(
+      rf'BringUpError: pkb-never1-2 \({re.escape(server.address)}\): the'
+      ' cassandra process ended during bring-up',
+      log,
+  )
+  logs = fault_bed.RunDir('never1') / 'scylla_phases' / 'bringup_logs'
+  assert (
+      f'/{server.address}:7000 is in use by another process'
+      in (logs / 'pkb-never1-2' / 'system.log').read_text()
+  )
+  _CheckCleaned(fault_bed, 'never1')
+
+
+def test_compactions_outlasting_the_quiesce_timeout(fault_bed, tmp_path):
+  steps = ('schema', 'populate', 'quiesce')
+  config = _Config(
+      fault_bed,
+      tmp_path,
+      scylla_phases='populate,quiesce',
+      scylla_num_keys=40000,
+      scylla_cassandra_compaction_throughput_mb=1,
+      scylla_quiesce_timeout_s=10,
+  )
+  result = fault_bed.Pkb(config, 'slow1', *FAST_SSH, timeout=RUN_BOUND_S)
+  assert result.returncode != 0
+  statuses = _Statuses(fault_bed, 'slow1')
+  _CheckSteps(
+      statuses,
+      'quiesce',
+      'compactions did not settle within 10 s',
+      status='timeout',
+      steps=steps,
+  )
+  polls = (
+      (
+          fault_bed.RunDir('slow1')
+          / 'scylla_phases/steps/quiesce/compaction_polls.jsonl'
+      )
+      .read_text()
+      .splitlines()
+  )
+  assert len(polls) >= 5
+  assert any(
+      n['running'] or n['pending']
+      for n in json.loads(polls[-1])['nodes'].values()
+  )
+  # The populate's figures were published before the timeout failed the run.
+  assert any(
+      s['metric'] == 'op_rate' and s['labels']['scylla_step'] == 'populate'
+      for s in _Samples(fault_bed, 'slow1')
+  )
+  _CheckCleaned(fault_bed, 'slow1')
+
+
+def test_full_output_directory(fault_bed, tmp_path):
+  loader = fault_bed.testbed.machines[LOADERS[0]]
+  loader.Enter(
+      f'mkdir -p {REMOTE_DIR} && mount -t tmpfs -o size=256k fault-full'
+      f' {REMOTE_DIR}'
+  )
+  config = _Config(fault_bed, tmp_path)
+  result = fault_bed.Pkb(config, 'full1', *FAST_SSH, timeout=RUN_BOUND_S)
+  assert result.returncode != 0
+  statuses = _Statuses(fault_bed, 'full1')
+  failed = [step for step, (value, _, _) in statuses.items() if not value]
+  # The cut files are blamed on the disk that filled, first. (Reset
+  # removes the tmpfs.)
+  _CheckSteps(
+      statuses,
+      failed[0],
+      f'{failed[0]}: loader 0 (pkb-full1-0): no space left in {REMOTE_DIR} (',
+  )
+  _CheckCleaned(fault_bed, 'full1')
+
+
+def test_pkb_interrupted_during_run(fault_bed, tmp_path):
+  config = _Config(fault_bed, tmp_path)
+  process, started, _ = _StartUntilStep(
+      fault_bed, config, 'int1', LOADERS[0], 'read_small'
+  )
+  process.send_signal(signal.SIGINT)
+  _CheckFailedInTime(process, started)
+  _CheckSteps(
+      _Statuses(fault_bed, 'int1'),
+      'read_small',
+      'pkb.py was interrupted (SIGINT)',
+      status='interrupted',
+  )
+  step_dir = fault_bed.RunDir('int1') / 'scylla_phases' / 'steps' / 'read_small'
+  record = json.loads((step_dir / 'loaders.json').read_text())
+  # Its runs were stopped at once (kill -INT reaches pkb.py, not its ssh
+  # sessions), not after the step's 20 s; what they wrote was pulled.
+  assert record['ended_at'] - record['started_at'] < 10
+  for loader in record['loaders']:
+    assert 'times' in loader['local_files'], loader
+  report = _CheckCleaned(fault_bed, 'int1')
+  assert set(report['loaders'].values()) == {'0 run(s) stopped'}
+
+
+def test_staged_runs_in_separate_processes(fault_bed, tmp_path):
+  config = _Config(fault_bed, tmp_path, scylla_phases='populate,mixed')
+  config_flags = (*FAST_SSH, '--scylla_mixed_duration_s=10')
+  for stage in ('provision,prepare', 'run', 'run', 'cleanup,teardown'):
+    result = fault_bed.Pkb(
+        config,
+        'staged1',
+        f'--run_stage={stage}',
+        *config_flags,
+        timeout=RUN_BOUND_S,
+    )
+    assert result.returncode == 0, (stage, result.stdout[-3000:])
+  statuses = [
+      (s['labels']['scylla_step'], s['value'])
+      for s in _Samples(fault_bed, 'staged1')
+      if s['metric'] == 'phase_status'
+  ]
+  # Two runs on the one prepared cluster, each of every step.
+  assert sorted(statuses) == sorted(
+      [('schema', 1), ('populate', 1), ('mixed', 1)] * 2
+  )
+  _CheckCleaned(fault_bed, 'staged1')

@@ -291,6 +291,9 @@ def _CheckNothingLeft(bed):
 
 
 def test_a_wrong_checksum_fails_the_install_naming_both_flags(bed, tmp_path):
+  # Earlier tests on the shared bed may have installed Cassandra: start bare.
+  for name in testbed_lib.SERVERS:
+    bed.testbed.machines[name].Enter('rm -rf /opt/pkb/apache-cassandra-*')
   config = bed.Config(
       tmp_path / 'wrong.yaml',
       testbed_lib.SERVERS,
