@@ -45,6 +45,14 @@ FLAG_HELP = (
     ('cluster', 'cassandra_version', 'Apache Cassandra version (X.Y.Z).'),
     (
         'cluster',
+        'allow_unknown_releases',
+        (
+            'Try a ScyllaDB release, Cassandra version or cassandra-stress'
+            " release newer than the project's table as given."
+        ),
+    ),
+    (
+        'cluster',
         'server_machine_type',
         'Server machine type. --machine_type sets it too (and only it).',
     ),

@@ -121,7 +121,7 @@ def SeriesOf(version):
   Raises:
     ValueError: not X.Y.Z, or a series this benchmark does not configure.
   """
-  match = _VERSION_RE.match(version)
+  match = _VERSION_RE.fullmatch(version)
   if not match:
     raise ValueError(f'{version!r} is not a version such as 5.0.6')
   key = (int(match.group(1)), int(match.group(2)))

@@ -66,17 +66,44 @@ def Shape(machine_type):
   """The shape of `machine_type`, or None when it cannot be known."""
   if machine_type in KNOWN_SHAPES:
     return KNOWN_SHAPES[machine_type]
-  match = _GCE_RE.match(machine_type)
+  match = _GCE_RE.fullmatch(machine_type)
   if match:
     vcpus = int(match.group(2))
     memory = vcpus * _GCE_MEMORY_PER_VCPU[match.group(1)]
     return MachineShape(vcpus, memory, 2 if vcpus >= 64 else 1)
-  match = _AWS_RE.match(machine_type)
+  match = _AWS_RE.fullmatch(machine_type)
   if match and match.group(1) in _AWS_MEMORY_PER_VCPU:
     vcpus = _AwsVcpus(match.group(2), machine_type)
     memory = vcpus * _AWS_MEMORY_PER_VCPU[match.group(1)]
     return MachineShape(vcpus, memory, 2 if vcpus >= 96 else 1)
   return None
+
+
+# The clouds' naming schemes: GCE `<family>-<class>[-<vCPUs>...]`, EC2
+# `<family>.<size>`.
+_GCE_NAME_RE = re.compile(
+    r'[a-z]\d[a-z]?-(standard|highmem|highcpu|megamem|ultramem|hypermem'
+    r'|highgpu|megagpu|ultragpu|edgegpu|custom|micro|small|medium)(-[a-z0-9-]+)?'
+)
+_AWS_NAME_RE = re.compile(
+    r'[a-z][a-z0-9-]*\.(nano|micro|small|medium|large|\d*xlarge|metal(-\d+xl)?)'
+)
+_NAME_RES = {'GCP': _GCE_NAME_RE, 'AWS': _AWS_NAME_RE}
+
+
+def TypeProblem(machine_type, cloud):
+  """Why `machine_type` is not a machine type of `cloud`, or None.
+
+  A name in the benchmark's table or of the cloud's naming scheme is
+  accepted (the cloud itself has the last word); a name of the other
+  cloud's scheme, or of none, is not.
+  """
+  pattern = _NAME_RES.get(cloud)
+  if pattern is None or pattern.fullmatch(machine_type):
+    return None
+  others = [c for c, p in _NAME_RES.items() if p.fullmatch(machine_type)]
+  hint = f' (it names a machine type of {others[0]})' if others else ''
+  return f'unknown machine type {machine_type!r} on {cloud}{hint}'
 
 
 def ClusterRamBytes(shape, count):

@@ -47,6 +47,7 @@ import math
 import posixpath
 
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import settings_limits
 from perfkit_plugins.core import stress_command
 
 KIND_STRESS = 'stress'
@@ -206,11 +207,18 @@ def KeyCount(settings, cluster_ram_bytes):
   if settings.data_set_bytes:
     return -(-settings.data_set_bytes // row_bytes)
   _CheckRam(cluster_ram_bytes, 'data_to_ram_ratio')
-  return math.ceil(
+  keys = math.ceil(
       _Exact(settings.data_to_ram_ratio)
       * cluster_ram_bytes
       / (row_bytes * settings.replication_factor)
   )
+  if keys > settings_limits.MAX_KEYS:
+    raise settings_lib.SettingsError(
+        'data_to_ram_ratio',
+        f'{settings.data_to_ram_ratio} times the cluster RAM makes {keys:,}'
+        f' keys, above {settings_limits.MAX_KEYS:,}',
+    )
+  return keys
 
 
 def _CheckRam(cluster_ram_bytes, field):
@@ -248,6 +256,12 @@ def ReadDistributions(num_keys, cluster_ram_bytes, row_bytes, settings):
      'medium': gaussian around the middle with MediumStdev,
      'large': uniform over 1..K}, as stress_command.Population.
   """
+  if settings.read_small_stdev > num_keys:
+    raise settings_lib.SettingsError(
+        'read_small_stdev',
+        f'{settings.read_small_stdev} is wider than the {num_keys} keys:'
+        ' the small read would visit the whole key range',
+    )
   middle = _Middle(num_keys)
   return {
       'small': stress_command.Population(

@@ -28,6 +28,7 @@ import dataclasses
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import machines
 from perfkit_plugins.core import plan
+from perfkit_plugins.core import settings_limits
 from perfkit_plugins.core import sizing
 from perfkit_plugins.core import tuning
 from perfkit_plugins.core import write_rates
@@ -414,7 +415,8 @@ def _RamWarnings(settings, data_set):
 def Warnings(settings, shapes, data_set, estimate):
   """Known traps in these settings, as messages naming the flag to change.
 
-  Checked: too few loaders for the server type; fixed rates above the
+  Checked: too few loaders for the server type; very large clusters,
+  thread counts and data sets (settings_limits.Large); fixed rates above the
   expected maximum write rate, or above what the loaders' threads can keep;
   medium or large reads whose working set fits in RAM; unknown prices.
   (A replication factor above the server count never gets here: settings
@@ -424,6 +426,7 @@ def Warnings(settings, shapes, data_set, estimate):
     list of str.
   """
   warnings = _LoaderWarnings(settings, shapes)
+  warnings += settings_limits.Large(settings, data_set.keys)
   warnings += _RateWarnings(settings, shapes)
   warnings += _RamWarnings(settings, data_set)
   if estimate.usd_per_hour is None:

@@ -35,6 +35,37 @@ MANAGED_KEYS = (
     'enable_tablets',
     'tablets_mode_for_new_keyspaces',
 )
+# Keys the run relies on as ScyllaDB's packages set them: where the data
+# lives (the RAID0 mount), the ports and addresses loaders, nodetool and the
+# benchmark's checks reach, and open access for cassandra-stress.
+RESERVED_KEYS = (
+    'data_file_directories',
+    'commitlog_directory',
+    'schema_commitlog_directory',
+    'hints_directory',
+    'view_hints_directory',
+    'saved_caches_directory',
+    'workdir',
+    'native_transport_port',
+    'native_transport_port_ssl',
+    'native_shard_aware_transport_port',
+    'native_shard_aware_transport_port_ssl',
+    'storage_port',
+    'ssl_storage_port',
+    'api_port',
+    'api_address',
+    'prometheus_port',
+    'prometheus_address',
+    'broadcast_address',
+    'broadcast_rpc_address',
+    'listen_interface',
+    'rpc_interface',
+    'authenticator',
+    'authorizer',
+    'client_encryption_options',
+)
+# --scylla_yaml_extra is a few settings, not a document.
+YAML_EXTRA_MAX_CHARS = 16384
 # First release whose scylla.yaml takes tablets_mode_for_new_keyspaces;
 # before it (6.0 .. 2025.1.1) tablets are switched with enable_tablets.
 TABLETS_MODE_SINCE = (2025, 1, 2)
@@ -46,7 +77,7 @@ _ROUTE_DEV_RE = re.compile(r'\bdev\s+(\S+)')
 
 
 def _ParseRelease(release):
-  match = _RELEASE_RE.match(release)
+  match = _RELEASE_RE.fullmatch(release)
   if not match:
     raise ValueError(
         f'{release!r} is not a ScyllaDB release such as 2026.3 or 2026.3.1'
@@ -217,17 +248,34 @@ def ParseYamlExtra(text):
   """
   if not text.strip():
     return {}
+  if len(text) > YAML_EXTRA_MAX_CHARS:
+    raise ValueError(
+        f'{len(text)} characters, above {YAML_EXTRA_MAX_CHARS}: give a few'
+        ' settings, not a document'
+    )
   try:
+    # Aliases can expand a short text a million times over (a "billion
+    # laughs"); plain settings never need them.
+    if any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text)):
+      raise ValueError(
+          'YAML aliases (*name) are not accepted; write values out'
+      )
     extra = yaml.safe_load(text)
   except yaml.YAMLError as e:
     raise ValueError(f'not YAML: {e}') from e
   if not isinstance(extra, dict):
     raise ValueError(f'{text!r} is not a mapping of scylla.yaml keys')
   for key in extra:
-    if not isinstance(key, str) or not _YAML_KEY_RE.match(key):
+    if not isinstance(key, str) or not _YAML_KEY_RE.fullmatch(key):
       raise ValueError(f'{key!r} is not a scylla.yaml key')
     if key in MANAGED_KEYS:
       raise ValueError(f'{key} is set by the benchmark; it cannot be given')
+    if key in RESERVED_KEYS:
+      raise ValueError(
+          f'{key} must stay as ScyllaDB sets it: the benchmark relies on it'
+          ' (data directories, ports, addresses, open access); it cannot be'
+          ' given'
+      )
   try:
     json.dumps(extra)
   except TypeError as e:

@@ -11,7 +11,9 @@ import re
 
 from perfkit_plugins.core import artifacts
 from perfkit_plugins.core import cassandra_config
+from perfkit_plugins.core import releases
 from perfkit_plugins.core import scylla_config
+from perfkit_plugins.core import settings_limits
 from perfkit_plugins.core import stress_tools
 
 FLAG_PREFIX = 'scylla_'
@@ -68,6 +70,16 @@ IO_SETUPS = ('reuse', 'iotune')
 
 _RELEASE_RE = re.compile(r'^\d{1,4}\.\d{1,2}(\.\d{1,3})?$')
 _VERSION_RE = re.compile(r'^\d+\.\d+\.\d+$')
+# CQL's reserved keywords (Apache Cassandra 5.0.9's
+# org/apache/cassandra/cql3/reserved_keywords.txt).
+CQL_RESERVED_KEYWORDS = frozenset(
+    'ADD ALLOW ALTER AND APPLY ASC AUTHORIZE BATCH BEGIN BY COLUMNFAMILY'
+    ' CREATE DELETE DESC DESCRIBE DROP ENTRIES EXECUTE FROM FULL GRANT IF IN'
+    ' INDEX INFINITY INSERT INTO IS KEYSPACE LIMIT MATERIALIZED MODIFY NAN'
+    ' NORECURSIVE NOT NULL OF ON OR ORDER PRIMARY RENAME REVOKE SCHEMA SELECT'
+    ' SET TABLE TO TOKEN TRUNCATE UNLOGGED UPDATE USE USING VIEW WHERE WITH'
+    .split()
+)
 # First ScyllaDB releases where keyspaces can use tablets.
 TABLETS_MIN_RELEASE = (6, 0)
 
@@ -93,6 +105,8 @@ class Settings:
   cassandra_version: str = '5.0.9'
   stress_tool: str = 'scylla'
   stress_release: str = '3.18.1'
+  # Try releases newer than the project's table (core/releases.py) as given.
+  allow_unknown_releases: bool = False
   # Where installs come from (URL templates naming {version}) and the
   # checksums they are verified against ('' : the pinned or published one;
   # see core/artifacts.py). repo_url: ScyllaDB's apt list or yum repo file
@@ -281,6 +295,28 @@ def _ValidateSources(s):
         raise SettingsError(field, str(e)) from e
 
 
+def _ValidateReleases(s):
+  """Checks the releases to install against the project's table."""
+  if s.allow_unknown_releases:
+    return
+  checks = []
+  if s.engine == 'scylla':
+    checks.append(('release', releases.CheckScylla, s.release))
+  if s.engine == 'cassandra' or s.stress_tool == 'apache':
+    checks.append(
+        ('cassandra_version', releases.CheckCassandra, s.cassandra_version)
+    )
+  if s.stress_tool == 'scylla':
+    checks.append(
+        ('stress_release', releases.CheckScyllaStress, s.stress_release)
+    )
+  for field, check, value in checks:
+    try:
+      check(value)
+    except ValueError as e:
+      raise SettingsError(field, str(e)) from e
+
+
 def _ValidateDataDisk(s):
   """Checks the data disk against the kind of server VMs."""
   _Choice('data_disk', s.data_disk, DATA_DISKS)
@@ -313,12 +349,16 @@ def _ValidateDataDisk(s):
 def _ValidateScyllaServer(s):
   """Checks the ScyllaDB server settings."""
   _Choice('io_setup', s.io_setup, IO_SETUPS)
-  if not re.match(r'^[A-Za-z0-9_.-]{1,64}$', s.cluster_name):
+  if not re.fullmatch(r'[A-Za-z0-9_.-]{1,64}', s.cluster_name):
     raise SettingsError(
         'cluster_name', f'{s.cluster_name!r}: use 1-64 of A-Z a-z 0-9 _ . -'
     )
-  if not re.match(r'^[A-Za-z0-9_.:-]{0,15}$', s.nic):
-    raise SettingsError('nic', f'{s.nic!r} is not a network interface name')
+  if not re.fullmatch(r'([A-Za-z0-9_][A-Za-z0-9_.:-]{0,14})?', s.nic):
+    raise SettingsError(
+        'nic',
+        f'{s.nic!r} is not a network interface name (1-15 of A-Z a-z 0-9'
+        ' _ . : -, not starting with -)',
+    )
   try:
     scylla_config.ParseYamlExtra(s.yaml_extra)
   except ValueError as e:
@@ -342,6 +382,20 @@ def Validate(s):
   _Choice('stress_tool', s.stress_tool, STRESS_TOOLS)
   _Choice('consistency_level', s.consistency_level, CONSISTENCY_LEVELS)
   _Choice('compaction_strategy', s.compaction_strategy, COMPACTION_STRATEGIES)
+  if not _RELEASE_RE.fullmatch(s.release):
+    raise SettingsError(
+        'release',
+        f'{s.release!r} is not a ScyllaDB release such as 2025.1 or 6.2.3',
+    )
+  if not _VERSION_RE.fullmatch(s.cassandra_version):
+    raise SettingsError(
+        'cassandra_version',
+        f'{s.cassandra_version!r} is not a version such as 5.0.6',
+    )
+  if not _RELEASE_RE.fullmatch(s.stress_release):
+    raise SettingsError(
+        'stress_release', f'{s.stress_release!r} is not a version like 3.18.1'
+    )
   _ValidateDataDisk(s)
   _AtLeast('network_disk_gb', s.network_disk_gb, 10)
   _ValidateScyllaServer(s)
@@ -361,20 +415,6 @@ def Validate(s):
       s.loader_saturation_action,
       SATURATION_ACTIONS,
   )
-  if not _RELEASE_RE.match(s.release):
-    raise SettingsError(
-        'release',
-        f'{s.release!r} is not a ScyllaDB release such as 2025.1 or 6.2.3',
-    )
-  if not _VERSION_RE.match(s.cassandra_version):
-    raise SettingsError(
-        'cassandra_version',
-        f'{s.cassandra_version!r} is not a version such as 5.0.6',
-    )
-  if not _RELEASE_RE.match(s.stress_release):
-    raise SettingsError(
-        'stress_release', f'{s.stress_release!r} is not a version like 3.18.1'
-    )
   if s.stress_tool == 'scylla':
     try:
       stress_tools.CheckScyllaRelease(s.stress_release)
@@ -387,8 +427,18 @@ def Validate(s):
     _Choice('phases', phase, PHASES)
   if len(set(s.phases)) != len(s.phases):
     raise SettingsError('phases', f'{",".join(s.phases)} repeats a phase')
-  if not re.match(r'^[A-Za-z][A-Za-z0-9_]{0,47}$', s.keyspace):
+  if not re.fullmatch(r'[A-Za-z][A-Za-z0-9_]{0,47}', s.keyspace):
     raise SettingsError('keyspace', f'{s.keyspace!r} is not a CQL identifier')
+  if s.keyspace.lower().startswith('system'):
+    raise SettingsError(
+        'keyspace', f'{s.keyspace!r}: system* keyspaces belong to the database'
+    )
+  if s.keyspace.upper() in CQL_RESERVED_KEYWORDS:
+    raise SettingsError(
+        'keyspace',
+        f'{s.keyspace!r} is a reserved CQL keyword, which cassandra-stress'
+        ' cannot use unquoted',
+    )
   for field in ('server_count', 'loader_count', 'replication_factor'):
     _AtLeast(field, getattr(s, field), 1)
   if s.replication_factor > s.server_count:
@@ -471,4 +521,8 @@ def Validate(s):
     raise SettingsError('loader_cpu_threshold', 'must be in (0, 100] percent')
   _AtLeast('server_price_per_hour', s.server_price_per_hour, 0)
   _AtLeast('loader_price_per_hour', s.loader_price_per_hour, 0)
+  _ValidateReleases(s)
+  problem = settings_limits.FirstProblem(s, Settings())
+  if problem:
+    raise SettingsError(*problem)
   return s

@@ -31,6 +31,7 @@ command the planner builds against them). Choices, with their evidence:
 """
 
 import dataclasses
+import functools
 import shlex
 
 COMMANDS = ('write', 'read', 'mixed')
@@ -136,6 +137,9 @@ def _CheckPopulation(pop):
     _Check(pop.stdev >= 1, f'gaussian stdev {pop.stdev} is below 1')
 
 
+# Every run of a plan shares one Target: checked once, not once per run
+# (1,000 loaders x 1,000 nodes would be 20 million node checks).
+@functools.lru_cache(maxsize=8)
 def _CheckTarget(target):
   _Check(target.stress_path, 'no cassandra-stress path')
   _Check(target.nodes, 'no database node to connect to')

@@ -25,6 +25,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import events
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
+from perfkitbenchmarker import stages
 from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.configs import benchmark_config_spec
 
@@ -38,12 +39,14 @@ from perfkit_plugins import raw_outputs
 from perfkit_plugins import run_sequence
 from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins import stress_install
+from perfkit_plugins.core import config_shape
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import local_disks
 from perfkit_plugins.core import machines
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import settings_limits
 from perfkit_plugins.core import sizing
 from perfkit_plugins.core import stress_tools
 
@@ -253,12 +256,62 @@ def _LoaderCount(servers, loaders, cloud):
   )
 
 
+def _TypeSource(group_name, cloud, routed_type):
+  """The flag (or config key) a group's machine type came from."""
+  if group_name == SERVERS and FLAGS.scylla_server_machine_type:
+    return '--scylla_server_machine_type'
+  if group_name == SERVERS and routed_type:
+    return '--machine_type'
+  if group_name == LOADERS and FLAGS.scylla_loader_machine_type:
+    return '--scylla_loader_machine_type'
+  return f'config key vm_groups.{group_name}.vm_spec.{cloud}.machine_type'
+
+
+def _CheckCloudsAndTypes(config, routed_type):
+  """Each provisioned group's cloud is supported and knows its type.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming the flag or key.
+  """
+  for name in (SERVERS, LOADERS):
+    group = config['vm_groups'][name]
+    if group.get('static_vms'):
+      continue
+    cloud = _Cloud(group)
+    problem = config_shape.CloudProblem(cloud)
+    if problem:
+      raise errors.Setup.InvalidFlagConfigurationError(f'--cloud: {problem}')
+    machine_type = (group['vm_spec'].get(cloud) or {}).get('machine_type')
+    problem = machine_type and machines.TypeProblem(machine_type, cloud)
+    if problem:
+      raise errors.Setup.InvalidFlagConfigurationError(
+          f'{_TypeSource(name, cloud, routed_type)}: {problem}'
+      )
+    requested = _RequestedLocalSsds(cloud, group['vm_spec'].get(cloud) or {})
+    if name == SERVERS and requested and FLAGS.scylla_data_disk != 'local':
+      raise errors.Setup.InvalidFlagConfigurationError(
+          f'--scylla_data_disk={FLAGS.scylla_data_disk}: the servers also ask'
+          f' for {requested} local SSD(s) (--gce_num_local_ssds or'
+          ' num_local_ssds), which would be paid for and never used; remove'
+          ' them or use --scylla_data_disk=local'
+      )
+
+
 def GetConfig(user_config):
   """Loads the config and applies the server/loader flags to its groups.
 
   Groups of static VMs (own machines) keep as many VMs as they list and no
   disk_spec of ours: PKB uses the disks each static VM declares.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: a config key of the wrong
+      shape, an unsupported cloud or an unknown machine type, naming the
+      flag or key.
   """
+  try:
+    config_shape.Check(user_config)
+  except config_shape.ConfigError as e:
+    raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
   config = configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
   servers = config['vm_groups'][SERVERS]
   loaders = config['vm_groups'][LOADERS]
@@ -269,6 +322,7 @@ def GetConfig(user_config):
     _SetMachineType(servers, server_type)
   if FLAGS.scylla_loader_machine_type:
     _SetMachineType(loaders, FLAGS.scylla_loader_machine_type)
+  _CheckCloudsAndTypes(config, routed_type)
   if servers.get('static_vms'):
     servers['vm_count'] = _StaticCount(
         servers, user_groups.get(SERVERS) or {}, 'scylla_server_count'
@@ -524,6 +578,31 @@ def _CheckStaticGroups(benchmark_config):
     )
 
 
+def _CheckDataToRead(settings):
+  """Phases that read need data: populate, or a cluster that has it.
+
+  Prepare leaves a cluster empty (it refuses a data directory that holds
+  files unless --scylla_allow_existing_data), so a run that prepares and
+  then reads without populating would measure reads of nothing.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming --scylla_phases.
+  """
+  reading = [p for p in settings.phases if p in settings_limits.READING_PHASES]
+  if (
+      reading
+      and 'populate' not in settings.phases
+      and stages.PREPARE in FLAGS.run_stage
+      and not settings.allow_existing_data
+  ):
+    raise errors.Setup.InvalidFlagConfigurationError(
+        f'--scylla_phases: {",".join(reading)} would read an empty cluster:'
+        ' this run prepares it and does not populate it. Add populate, or'
+        ' run the phases with --run_stage=run on a cluster a previous run'
+        ' populated.'
+    )
+
+
 def CheckPrerequisites(benchmark_config):
   """Validates every setting before anything is provisioned.
 
@@ -549,6 +628,7 @@ def CheckPrerequisites(benchmark_config):
       )
   except settings_lib.SettingsError as e:
     raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
+  _CheckDataToRead(settings)
   _CheckPkbDiskFlags(settings, benchmark_config.vm_groups[SERVERS])
   summary = {
       name: _GroupSummary(benchmark_config.vm_groups[name])

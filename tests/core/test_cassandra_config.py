@@ -37,7 +37,9 @@ def test_series_of_rejects_other_versions(version):
 
 
 def test_tarball_follows_the_apache_archive_scheme_and_pins_known_sums():
-  tarball = cassandra_config.Tarball(Settings(cassandra_version='5.0.6'))
+  tarball = cassandra_config.Tarball(
+      Settings(engine='cassandra', cassandra_version='5.0.6')
+  )
   assert tarball.url == (
       'https://archive.apache.org/dist/cassandra/5.0.6/'
       'apache-cassandra-5.0.6-bin.tar.gz'
@@ -47,7 +49,9 @@ def test_tarball_follows_the_apache_archive_scheme_and_pins_known_sums():
   assert tarball.url_flag == 'scylla_cassandra_url'
   assert cassandra_config.DirName('4.1.7') == 'apache-cassandra-4.1.7'
   # A release newer than the pinned table: Apache's published .sha512.
-  newer = cassandra_config.Tarball(Settings(cassandra_version='5.0.9'))
+  newer = cassandra_config.Tarball(
+      Settings(engine='cassandra', cassandra_version='5.0.9')
+  )
   assert newer.checksum is None
   assert newer.published_url == newer.url + '.sha512'
 
@@ -55,6 +59,7 @@ def test_tarball_follows_the_apache_archive_scheme_and_pins_known_sums():
 def test_tarball_from_a_mirror_with_a_given_checksum():
   tarball = cassandra_config.Tarball(
       Settings(
+          engine='cassandra',
           cassandra_version='5.0.9',
           cassandra_url='http://mirror:8000/c/{version}/c-{version}.tgz',
           cassandra_checksum='sha256:' + 'AB' * 32,
@@ -103,8 +108,13 @@ def test_settings_validation_names_the_cassandra_flags():
       match='--scylla_cassandra_memtable_allocation_type',
   ):
     Settings(cassandra_memtable_allocation_type='offheap')
-  # The Cassandra version only matters where Cassandra is installed.
-  Settings(engine='scylla', cassandra_version='3.11.17')
+  # The Cassandra version only matters where Cassandra is installed;
+  # elsewhere it would be ignored, and is refused as such.
+  with pytest.raises(
+      settings_lib.SettingsError,
+      match="--scylla_cassandra_version: '3.11.17' is read only with",
+  ):
+    Settings(engine='scylla', cassandra_version='3.11.17')
   Settings(**study_settings.CASSANDRA_2017)
   Settings(**(
       study_settings.CASSANDRA_2017

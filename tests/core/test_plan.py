@@ -173,9 +173,18 @@ def test_medium_stdev_is_capped_and_at_least_one():
   assert plan.MediumStdev(10**12, 1, 1024, settings) == 1
 
 
+def test_small_read_wider_than_the_keys_names_its_flag():
+  with pytest.raises(
+      settings_lib.SettingsError,
+      match='--scylla_read_small_stdev: 10000 is wider than the 9999 keys',
+  ):
+    plan.ReadDistributions(9999, 1, 1024, _Settings())
+
+
 def test_middle_of_odd_and_tiny_ranges():
+  tiny = _Settings(read_small_stdev=1)
+  assert plan.ReadDistributions(1, 1, 1024, tiny)['small'].mean == 1
   settings = _Settings()
-  assert plan.ReadDistributions(1, 1, 1024, settings)['small'].mean == 1
   # The study: gaussian(1..810774192,405387096,...).
   big = plan.ReadDistributions(810774192, 1, 1024, settings)
   assert big['small'].mean == 405387096
@@ -424,6 +433,7 @@ def test_mixed_ratio_and_write_only():
       mixed_read_ratio=3,
       mixed_distribution='large',
       num_keys=1000,
+      read_small_stdev=100,
   )
   mixed, write_only = _Plan(settings)
   for run in mixed.runs:
@@ -478,33 +488,49 @@ def test_step_metadata():
     ],
 )
 def test_phase_selection_keeps_methodology_order(phases, names):
-  steps = _Plan(_Settings(phases=phases, num_keys=1000))
+  steps = _Plan(_Settings(phases=phases, num_keys=1000, read_small_stdev=100))
   assert [s.name for s in steps] == names
 
 
 def test_quiesce_without_populate_is_a_plain_wait():
-  (step,) = _Plan(_Settings(phases=('quiesce',), num_keys=1000))
+  (step,) = _Plan(
+      _Settings(phases=('quiesce',), num_keys=1000, read_small_stdev=100)
+  )
   assert step.kind == 'quiesce'
   assert step.metadata['after_populate'] is False
 
 
 def test_no_warmup_step_when_warmup_is_zero():
-  steps = _Plan(_Settings(phases=('read',), read_warmup_s=0, num_keys=1000))
+  steps = _Plan(
+      _Settings(
+          phases=('read',), read_warmup_s=0, num_keys=1000, read_small_stdev=100
+      )
+  )
   assert [s.name for s in steps] == ['read_small', 'read_medium', 'read_large']
 
 
 def test_single_latency_rate_has_no_flush():
   steps = _Plan(
-      _Settings(phases=('latency',), latency_rates=(7000,), num_keys=1000)
+      _Settings(
+          phases=('latency',),
+          latency_rates=(7000,),
+          num_keys=1000,
+          read_small_stdev=100,
+      )
   )
   assert [s.name for s in steps] == ['latency_7000']
 
 
 def test_plan_needs_ram_only_when_it_sizes_by_ram():
-  no_reads = _Settings(phases=('populate', 'latency'), num_keys=1000)
+  no_reads = _Settings(
+      phases=('populate', 'latency'), num_keys=1000, read_small_stdev=100
+  )
   assert _Plan(no_reads, ram=None)
   with pytest.raises(ValueError, match='--scylla_medium_working_set_to_ram'):
-    _Plan(_Settings(phases=('read',), num_keys=1000), ram=None)
+    _Plan(
+        _Settings(phases=('read',), num_keys=1000, read_small_stdev=100),
+        ram=None,
+    )
 
 
 def test_plan_summary_lists_steps_and_commands():

@@ -261,6 +261,19 @@ def test_too_few_loaders_for_the_server_type():
   assert '--scylla_loader_count' in warning
 
 
+def test_very_large_but_possible_values_are_warned_about():
+  settings = _Settings(
+      **dict(_Z3_STUDY, loader_count=200, threads=4096, num_keys=2 * 10**11)
+  )
+  warnings = _Warnings(settings, _Priced(settings))
+  assert [w.split(':')[0] for w in warnings] == [
+      '--scylla_loader_count',
+      '--scylla_threads',
+      'keys',
+  ]
+  assert 'days to populate' in warnings[2]
+
+
 def test_unknown_loader_shape_is_said():
   settings = _Settings(**dict(_Z3_STUDY, loader_machine_type='custom-loader'))
   (warning,) = _Warnings(settings, _Priced(settings))

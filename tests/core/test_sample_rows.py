@@ -22,6 +22,7 @@ def Steps(**changes):
   fields = dict(
       phases=('populate', 'quiesce', 'latency', 'reads_during_writes'),
       num_keys=1000,
+      read_small_stdev=100,
       loader_count=2,
       latency_rates=(4000, 8000),
       rdw_write_rate=2000,

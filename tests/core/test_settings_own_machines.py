@@ -73,10 +73,15 @@ def test_bad_sources_name_their_flag(field, value, problem):
 
 def test_mirror_sources_validate():
   s = _Validate(
-      cassandra_url='https://mirror/c/{version}/c.tgz',
-      cassandra_checksum='sha512:' + 'ab' * 64,
       stress_url='file:///srv/cs-{version}.tgz',
       repo_url='http://mirror/scylla-{version}.list',
       repo_key_url='http://mirror/scylla.asc',
   )
   assert s.repo_key_url == 'http://mirror/scylla.asc'
+  s = _Validate(
+      engine='cassandra',
+      cassandra_url='https://mirror/c/{version}/c.tgz',
+      cassandra_checksum='sha512:' + 'ab' * 64,
+      stress_url='file:///srv/cs-{version}.tgz',
+  )
+  assert s.cassandra_checksum == 'sha512:' + 'ab' * 64

@@ -394,8 +394,8 @@ def _Grid():
   every = settings_lib.PHASES
   without_rdw = tuple(p for p in every if p != 'reads_during_writes')
   base = [
-      dict(loader_count=1, phases=without_rdw, num_keys=1),
-      dict(loader_count=2, num_keys=7919, phases=every),
+      dict(loader_count=1, phases=without_rdw, num_keys=1, read_small_stdev=1),
+      dict(loader_count=2, num_keys=7919, phases=every, read_small_stdev=99),
       dict(loader_count=3, phases=every, latency_rates=(7, 1000, 123457)),
       dict(loader_count=4, phases=every, read_warmup_s=0),
       dict(loader_count=7, phases=every, data_set_bytes=10**12 + 1),
@@ -420,7 +420,8 @@ def _Grid():
             consistency_level=cl,
             compaction_strategy=compaction,
             mixed_distribution=mixed,
-            replication_factor=rf,
+            # TWO and THREE need as many replicas.
+            replication_factor=max(rf, {'TWO': 2, 'THREE': 3}.get(cl, 1)),
             **case,
         )
     )

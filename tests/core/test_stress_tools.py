@@ -64,10 +64,17 @@ def test_settings_reject_old_scylla_release_naming_the_flag():
       settings_lib.SettingsError, match='--scylla_stress_release'
   ):
     settings_lib.Validate(settings_lib.Settings(stress_release='3.17.5'))
-  # Irrelevant when the Apache tool runs; its version must be supported.
-  settings_lib.Validate(
-      settings_lib.Settings(stress_tool='apache', stress_release='3.17.5')
-  )
+  # Ignored when the Apache tool runs: refused as such.
+  with pytest.raises(
+      settings_lib.SettingsError,
+      match=(
+          "--scylla_stress_release: '3.17.5' is read only with"
+          ' --scylla_stress_tool=scylla'
+      ),
+  ):
+    settings_lib.Validate(
+        settings_lib.Settings(stress_tool='apache', stress_release='3.17.5')
+    )
   with pytest.raises(
       settings_lib.SettingsError, match='--scylla_cassandra_version'
   ):
@@ -77,6 +84,13 @@ def test_settings_reject_old_scylla_release_naming_the_flag():
 
 
 def test_stress_tool_of_settings():
-  assert _Tool(stress_release='3.20.7').dir_name == (
-      'scylla-cassandra-stress-3.20.7'
-  )
+  with pytest.raises(
+      settings_lib.SettingsError,
+      match=(
+          '--scylla_stress_release: scylladb/cassandra-stress 3.20.7 is not'
+          ' a release this project knows'
+      ),
+  ):
+    _Tool(stress_release='3.20.7')
+  newer = _Tool(stress_release='3.20.7', allow_unknown_releases=True)
+  assert newer.dir_name == 'scylla-cassandra-stress-3.20.7'

@@ -290,7 +290,7 @@ def test_plan_without_pkb_says_how_to_point_at_a_checkout(tmp_path):
     [
         (
             'scylla-phases-plan',
-            ('--machine_type=z3-highmem-88', '--scylla_phases=mixed'),
+            ('--machine_type=z3-highmem-88', '--scylla_phases=populate,mixed'),
             'scylla_phases run 1 of 1: scylla on 3 x z3-highmem-88',
         ),
         ('scylla-phases-report', ('--help',), 'usage: scylla-phases-report'),

@@ -1,0 +1,67 @@
+"""The releases this project knows, so a mistyped one fails before paying.
+
+A release that does not exist fails only at install time, after the
+machines are provisioned and billed. The tables below list what the project
+knew on KNOWN_AS_OF; a newer release is refused with a message saying so,
+and --scylla_allow_unknown_releases tries it as given.
+"""
+
+KNOWN_AS_OF = '2026-11-24'
+
+# ScyllaDB release series (X.Y); any patch release of a series is accepted.
+SCYLLA_SERIES = (
+    '5.4',
+    '6.0',
+    '6.1',
+    '6.2',
+    '2024.1',
+    '2024.2',
+    '2025.1',
+    '2025.2',
+    '2025.3',
+    '2025.4',
+    '2026.1',
+    '2026.2',
+    '2026.3',
+)
+# Apache Cassandra: the newest patch release of each series.
+CASSANDRA_LATEST_PATCH = {(4, 0): 20, (4, 1): 11, (5, 0): 9}
+# scylladb/cassandra-stress releases with the Java 21 binary asset.
+SCYLLA_STRESS_RELEASES = ('3.18.0', '3.18.1')
+
+OVERRIDE_FLAG = 'scylla_allow_unknown_releases'
+
+
+def _Unknown(what, known):
+  return ValueError(
+      f'{what} is not a release this project knows (as of {KNOWN_AS_OF}:'
+      f' {known}); check it, or give --{OVERRIDE_FLAG} to try it as given'
+  )
+
+
+def CheckScylla(release):
+  """Raises ValueError unless `release` (X.Y or X.Y.Z) is of a known series."""
+  series = '.'.join(release.split('.')[:2])
+  if series not in SCYLLA_SERIES:
+    raise _Unknown(f'ScyllaDB {release}', ', '.join(SCYLLA_SERIES))
+
+
+def CheckCassandra(version):
+  """Raises ValueError unless `version` (X.Y.Z) was released."""
+  major, minor, patch = (int(p) for p in version.split('.'))
+  latest = CASSANDRA_LATEST_PATCH.get((major, minor))
+  if latest is None or patch > latest:
+    known = ', '.join(
+        f'{a}.{b}.0 to {a}.{b}.{p}'
+        for (a, b), p in sorted(CASSANDRA_LATEST_PATCH.items())
+    )
+    raise _Unknown(f'Apache Cassandra {version}', known)
+
+
+def CheckScyllaStress(release):
+  """Raises ValueError unless `release` is a known cassandra-stress release."""
+  if release not in SCYLLA_STRESS_RELEASES:
+    raise _Unknown(
+        f'scylladb/cassandra-stress {release}',
+        ', '.join(SCYLLA_STRESS_RELEASES),
+    )

@@ -1,0 +1,62 @@
+"""Measures the checks before provisioning at the largest allowed inputs.
+
+CheckPrerequisites validates the settings and plans every loader's commands
+(bad key or rate splits fail there). Planning is linear in the loaders, so
+the bounds of core/settings_limits.py keep it fast for any input; this
+script times validation plus planning at those bounds (1,000 servers,
+1,000 loaders, every phase, a ten-rate latency ladder) and prints the
+median of a few runs.
+
+Run: python tests/perf/bench_validation.py [--runs 5]
+"""
+
+import argparse
+import statistics
+import time
+
+from perfkit_plugins.core import plan
+from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import settings_limits
+
+
+def _Largest():
+  return settings_lib.Settings(
+      phases=settings_lib.PHASES,
+      server_count=settings_limits.MAX_SERVERS,
+      loader_count=settings_limits.MAX_LOADERS,
+      replication_factor=3,
+      num_keys=10**12,
+      latency_rates=tuple(10**6 * (i + 1) for i in range(10)),
+      rdw_write_rate=10**6,
+  )
+
+
+def _Once():
+  start = time.perf_counter()
+  settings = settings_lib.Validate(_Largest())
+  steps = plan.PlanPhases(
+      settings,
+      [f'10.0.{i // 256}.{i % 256}' for i in range(settings.server_count)],
+      settings.server_count * 64 * 1024**3,
+      '/opt/cs/bin/cassandra-stress',
+      '/tmp/pkb/scylla_phases',
+  )
+  runs = sum(len(step.runs) for step in steps)
+  return time.perf_counter() - start, len(steps), runs
+
+
+def main():
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument('--runs', type=int, default=5)
+  args = parser.parse_args()
+  results = [_Once() for _ in range(args.runs)]
+  _, steps, runs = results[0]
+  median = statistics.median(r[0] for r in results)
+  print(
+      f'validate + plan at the bounds: {steps} steps, {runs:,} loader runs,'
+      f' {median:.2f} s (median of {args.runs})'
+  )
+
+
+if __name__ == '__main__':
+  main()
