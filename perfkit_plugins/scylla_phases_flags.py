@@ -1,3 +1,17 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """absl flags of the scylla_phases benchmark, one per Settings field.
 
 Each flag is `--scylla_<field>` with the field's default from
@@ -166,7 +180,11 @@ FLAG_HELP = (
         'loader_saturation_action',
         'What a loader-bound phase gets: mark it, or fail it.',
     ),
-    ('workload', 'phases', 'Phases to run, in METHODOLOGY.md order.'),
+    (
+        'workload',
+        'phases',
+        'Phases to run, in the order of docs/measurement.md.',
+    ),
     ('workload', 'keyspace', 'Keyspace cassandra-stress writes into.'),
     ('workload', 'replication_factor', 'Replication factor.'),
     ('workload', 'consistency_level', 'Consistency level of every operation.'),

@@ -1,7 +1,21 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Prices and per-dollar figures.
 
-Prices are on-demand USD per hour from a dated table (REFERENCE.md section 7)
-and can always be overridden; every published figure carries the price's
+Prices are on-demand USD per hour from a dated table (docs/tables.md gives
+its sources) and can always be overridden; every published figure carries the price's
 source and date so a reader can redo the arithmetic with today's prices.
 """
 

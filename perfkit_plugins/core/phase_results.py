@@ -1,7 +1,21 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """A stress step's results, from the records and outputs of its loaders.
 
 Pure: phase_runner runs the step and pulls the files; this module reads
-their contents. The rules (METHODOLOGY.md "Metrics"):
+their contents. The rules (docs/measurement.md, on the shared window):
 
 * Every loader's output must be complete. A loader whose command failed,
   or whose text log, HDR log or times file is missing, empty or cut, fails

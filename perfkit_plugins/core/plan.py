@@ -1,9 +1,23 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The phase plan: settings in, ordered steps with every loader's command out.
 
 Pure: the executor runs the steps in order; a stress step's runs start
 together, one per loader, and the step ends when the last one ends.
 
-Sizing choices (METHODOLOGY.md leaves the arithmetic open):
+Sizing choices (docs/measurement.md says what each phase is for):
 
 * Row bytes = column_size x column_count. This ignores the 10-byte key and
   per-cell and per-partition overheads, and caches hold rows with overhead, so
@@ -681,7 +695,7 @@ def PlanPhases(
     remote_dir,
     java_home='',
 ):
-  """Plans the selected phases, in METHODOLOGY.md order.
+  """Plans the selected phases, in the order of docs/measurement.md.
 
   Args:
     settings: validated Settings.

@@ -1,9 +1,23 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Quiesce arithmetic: when compactions are done, and how long they took.
 
 Two questions, answered separately:
 * When may the benchmark go on? When every node reported no running and no
   pending compactions and no tablet in motion, poll after poll, for a settle
-  window (METHODOLOGY.md phase 2). A node that reports pending work with
+  window (the quiesce phase of docs/measurement.md). A node that reports pending work with
   nothing running is NOT idle (the work is queued), and a node that could
   not be polled breaks the streak.
   `Observe` folds polls into a `PollTracker` until it says 'quiesced' or,

@@ -1,3 +1,17 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The benchmark's settings: one frozen object, validated once, early.
 
 The PKB shell builds a `Settings` from flags and the benchmark config before
@@ -37,7 +51,7 @@ COMPACTION_STRATEGIES = (
     'IncrementalCompactionStrategy',
     'UnifiedCompactionStrategy',
 )
-# Phases in the order METHODOLOGY.md runs them.
+# Phases in the order they run (docs/measurement.md says why).
 PHASES = (
     'populate',
     'quiesce',

@@ -1,10 +1,24 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """ScyllaDB (or Apache Cassandra) multi-phase benchmark.
 
 Populate -> compaction quiesce -> reads -> fixed-rate latency ladder -> reads
 during writes -> mixed, on a `servers` group tuned the way ScyllaDB's own
 tooling tunes production nodes (all local NVMe SSDs in one RAID0) and a
 `loaders` group of cassandra-stress VMs. See the plugin's README and
-METHODOLOGY.md for what is measured and why.
+docs/measurement.md for what is measured and why.
 
 This module is the thin PKB shell: flags, config and conversion of results
 into samples. The work lives in perfkit_plugins (operations and core).

@@ -1,3 +1,17 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The phase planner: splits, sizing, distributions and the step sequence."""
 
 import dataclasses
@@ -69,7 +83,7 @@ def test_split_range_partitions_exactly(num_keys):
     assert sum(counts) == num_keys
     assert max(counts) - min(counts) <= 1
     assert counts.count(0) == max(0, parts - num_keys)
-    # METHODOLOGY.md: loader i writes i*K/M+1 .. (i+1)*K/M.
+    # docs/measurement.md: loader i writes i*K/M+1 .. (i+1)*K/M.
     for i, r in enumerate(ranges):
       assert (r.first, r.last) == (
           i * num_keys // parts + 1,
