@@ -40,13 +40,13 @@ import os
 import sys
 
 from perfkit_plugins import clocks
+from perfkit_plugins import pkb_location
 from perfkit_plugins import stress_install
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import machines
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import plan_report
 from perfkit_plugins.core import settings as settings_lib
-from perfkit_plugins.testing import pkb_checkout
 
 BENCHMARK_NAME = 'scylla_phases'
 
@@ -66,11 +66,11 @@ def _ImportPkb():
   """
   spec = importlib.util.find_spec('perfkitbenchmarker')
   if spec is None or spec.origin is None:
-    path = pkb_checkout.Path()
+    path = pkb_location.Path()
     if not os.path.isfile(os.path.join(path, 'pkb.py')):
       raise PlanError(
           f'needs a PerfKitBenchmarker checkout and found none at {path}: set'
-          f' {pkb_checkout.ENV}=/path/to/PerfKitBenchmarker (Python 3.12 with'
+          f' {pkb_location.ENV}=/path/to/PerfKitBenchmarker (Python 3.12 with'
           " the checkout's requirements.txt installed) or put the checkout"
           ' on PYTHONPATH'
       )

@@ -173,7 +173,7 @@ FLAG_HELP = (
     (
         'loaders',
         'loader_cpu_threshold',
-        'Loader CPU percent above which a phase counts as loader-bound.',
+        'Loader CPU percent at or above which a phase counts as loader-bound.',
     ),
     (
         'loaders',

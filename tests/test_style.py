@@ -63,3 +63,20 @@ def test_python_files_carry_the_licence_header():
       or 'Licensed under the Apache License, Version 2.0' not in p.read_text()
   ]
   assert not missing, missing
+
+
+def test_production_code_never_imports_the_test_helpers():
+  """perfkit_plugins.testing serves the tests; what users run needs none."""
+  paths = [
+      p
+      for p in sorted((REPO / 'perfkit_plugins').rglob('*.py'))
+      if 'testing' not in p.relative_to(REPO).parts
+  ]
+  paths += sorted((REPO / 'linux_packages').glob('*.py'))
+  importers = [
+      str(p.relative_to(REPO))
+      for p in paths
+      if 'perfkit_plugins.testing' in p.read_text()
+      or 'from perfkit_plugins import testing' in p.read_text()
+  ]
+  assert not importers, importers

@@ -24,12 +24,10 @@ import os
 import subprocess
 import sys
 
-ENV = 'PKB_CHECKOUT'
-DEFAULT = '/opt/PerfKitBenchmarker'
+from perfkit_plugins import pkb_location
 
-
-def Path():
-  return os.environ.get(ENV) or DEFAULT
+ENV = pkb_location.ENV
+Path = pkb_location.Path
 
 
 def Problem():
