@@ -54,7 +54,7 @@ import threading
 import time
 
 from perfkit_plugins import remote_errors
-from perfkit_plugins.core import clocks
+from perfkit_plugins.core import midpoint_estimate
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import stress_output
@@ -129,7 +129,7 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
   directories = sorted(
       {posixpath.dirname(p) for p in RemotePaths(run).values()}
   )
-  sample = f'echo "$({clocks.DATE_COMMAND}) $(head -n 1 /proc/stat)"'
+  sample = f'echo "$({midpoint_estimate.DATE_COMMAND}) $(head -n 1 /proc/stat)"'
   interval = shlex.quote(str(cpu_interval_s))
   cpu, times = paths[phase_results.CPU], paths[phase_results.TIMES]
   delay = (
@@ -149,11 +149,11 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
       f' {sample} >{cpu};'
       f' (while sleep {interval}; do {sample}; done) >>{cpu} 2>&1 &'
       ' sampler=$!;'
-      f' echo "start $({clocks.DATE_COMMAND})" >{times};'
+      f' echo "start $({midpoint_estimate.DATE_COMMAND})" >{times};'
       f' ({run.command}) >{paths[phase_results.STDOUT]} 2>&1;'
       ' status=$?; { kill $sampler; wait $sampler; } 2>/dev/null;'
       f' {sample} >>{cpu};'
-      f' echo "end $({clocks.DATE_COMMAND}) exit $status" >>{times};'
+      f' echo "end $({midpoint_estimate.DATE_COMMAND}) exit $status" >>{times};'
       f' echo "free $(df -Pk {output_dir} | awk {free_field})" >>{times};'
       ' exit $status'
   )
@@ -539,7 +539,7 @@ def RunStressStep(
     local_dir: existing local directory (the PKB run directory) that
       receives every loader's files.
     clock_offsets: {vm.name: VM clock minus controller clock, seconds}
-      (clocks.MeasureClockOffsets(...)[name].offset_s); a VM missing here
+      (midpoint_estimate.MeasureClockOffsets(...)[name].offset_s); a VM missing here
       counts as 0.
     clock: the controller's clock (epoch seconds); injectable for tests.
     run_threaded: PKB's background_tasks.RunThreaded, or anything with its

@@ -39,7 +39,7 @@ import importlib.util
 import os
 import sys
 
-from perfkit_plugins import clocks
+from perfkit_plugins import clock_offsets
 from perfkit_plugins import pkb_location
 from perfkit_plugins import stress_install
 from perfkit_plugins.core import cost
@@ -158,7 +158,7 @@ def MachinesOf(settings, local_ssds):
         f' {settings.server_machine_type!r}; the plan needs its vCPUs and'
         ' memory (core/machines.py)'
     )
-  today = clocks.UtcDate()
+  today = clock_offsets.UtcDate()
   return plan_report.Machines(
       server_shape=server_shape,
       local_ssds=local_ssds,
@@ -211,7 +211,7 @@ def _OwnMachinesRun(title, settings, remote_dir, static_vms):
       settings,
       steps,
       static_vms,
-      cost.ServerPrice(settings, clocks.UtcDate()),
+      cost.ServerPrice(settings, clock_offsets.UtcDate()),
   )
 
 

@@ -28,7 +28,7 @@ import time
 from typing import Any, Callable
 
 from perfkit_plugins import phase_runner
-from perfkit_plugins import quiesce_wait
+from perfkit_plugins import compaction_poller
 from perfkit_plugins import raw_outputs
 from perfkit_plugins import remote_errors
 from perfkit_plugins.core import phase_results
@@ -51,7 +51,7 @@ class StepOutcome:
     status: STATUS_* or a result's own status (e.g. 'loader_saturated').
     started_at: controller clock, epoch seconds.
     ended_at: controller clock, epoch seconds.
-    result: phase_results.StepResult (stress), quiesce.QuiesceResult, or
+    result: phase_results.StepResult (stress), quiesce_timing.QuiesceResult, or
       the local path of a schema step's output; None when the step failed
       or did not run.
     error: why it failed, or ''.
@@ -138,7 +138,7 @@ def _RunQuiesce(
   start, end = window or (now, now)
   step_dir = os.path.join(output_dir, step.name)
   os.makedirs(step_dir, exist_ok=True)
-  result = quiesce_wait.WaitForQuiesce(
+  result = compaction_poller.WaitForQuiesce(
       engine,
       servers,
       start,

@@ -50,7 +50,7 @@ from typing import Any, Mapping, Optional
 
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import phase_results
-from perfkit_plugins.core import quiesce
+from perfkit_plugins.core import quiesce_timing
 
 PREFIX = 'scylla_'
 _LATENCY_FIELDS = (
@@ -366,7 +366,7 @@ def QuiesceRows(step, result, context):
 
   Args:
     step: plan.Step of kind 'quiesce' or 'flush_quiesce'.
-    result: core.quiesce.QuiesceResult.
+    result: core.quiesce_timing.QuiesceResult.
     context: RunContext.
 
   Returns:
@@ -374,7 +374,7 @@ def QuiesceRows(step, result, context):
   """
   status = (
       phase_results.STATUS_OK
-      if result.status == quiesce.QUIESCED
+      if result.status == quiesce_timing.QUIESCED
       else phase_results.STATUS_TIMEOUT
   )
   metadata = StepMetadata(step, context)

@@ -43,7 +43,7 @@ from perfkitbenchmarker import stages
 from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.configs import benchmark_config_spec
 
-from perfkit_plugins import clocks
+from perfkit_plugins import clock_offsets
 from perfkit_plugins import cluster
 from perfkit_plugins import discovery
 from perfkit_plugins import engines
@@ -782,7 +782,7 @@ def _RunContext(settings, engine, servers, loaders):
       server_machine_type=settings.server_machine_type,
       server_vcpus=sum(vm.num_cpus for vm in servers),
       shards=shards,
-      server_price=cost.ServerPrice(settings, clocks.UtcDate()),
+      server_price=cost.ServerPrice(settings, clock_offsets.UtcDate()),
       tuning=tuning,
   )
 
@@ -825,7 +825,7 @@ def Run(benchmark_spec):
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
   engine.volumes.update(getattr(benchmark_spec, 'scylla_data_volumes', {}))
-  measured = clocks.MeasureClockOffsets(servers + loaders)
+  measured = clock_offsets.MeasureClockOffsets(servers + loaders)
   raw_outputs.WriteJson(
       os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured
   )

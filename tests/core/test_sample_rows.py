@@ -25,7 +25,7 @@ from perfkit_plugins.core import cost
 from perfkit_plugins.core import histograms
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
-from perfkit_plugins.core import quiesce
+from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
 
@@ -336,8 +336,8 @@ def testFailedStepHasOnlyItsStatus():
   assert row.metadata['scylla_error'] == 'TimeoutError'
 
 
-def Quiesced(status=quiesce.QUIESCED):
-  return quiesce.QuiesceResult(
+def Quiesced(status=quiesce_timing.QUIESCED):
+  return quiesce_timing.QuiesceResult(
       status=status,
       populate_time_s=16020.0,
       time_to_compact_s=1260.0,
@@ -383,7 +383,7 @@ def testFlushQuiesceReportsTimeToCompactAfterItsLoad():
 
 def testQuiesceTimeoutIsAFailedStatusWithFigures():
   step = Steps()['quiesce']
-  rows = sample_rows.QuiesceRows(step, Quiesced(quiesce.TIMEOUT), Context())
+  rows = sample_rows.QuiesceRows(step, Quiesced(quiesce_timing.TIMEOUT), Context())
   status = One(rows, 'phase_status')
   assert status.value == 0
   assert status.metadata['scylla_status'] == 'timeout'

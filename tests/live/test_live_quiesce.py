@@ -33,10 +33,10 @@ import time
 
 import pytest
 
-from perfkit_plugins import clocks
-from perfkit_plugins import quiesce_wait
+from perfkit_plugins import clock_offsets
+from perfkit_plugins import compaction_poller
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import quiesce
+from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.testing import cql_load
 
 pytestmark = pytest.mark.live
@@ -75,7 +75,7 @@ class Run:
   populate_start: float
   populate_end: float
   busy: compactions.CompactionStatus
-  result: quiesce.QuiesceResult
+  result: quiesce_timing.QuiesceResult
   returned_at: float
   after: compactions.CompactionStatus
   parsed_history: list
@@ -88,7 +88,7 @@ def run(cassandra, vm_for, engine_for):
   vm = vm_for(cassandra)
   vm.env['TZ'] = SERVER_TZ
   engine = engine_for(cassandra)
-  offsets = clocks.MeasureClockOffsets([vm])
+  offsets = clock_offsets.MeasureClockOffsets([vm])
   cluster, session = cql_load.Connect(cassandra.native_port)
   try:
     cql_load.CreateTable(session, KEYSPACE, TABLE)
@@ -106,7 +106,7 @@ def run(cassandra, vm_for, engine_for):
       engine.Flush(vm, KEYSPACE)
     populate_end = time.time()
     busy = _FirstBusyStatus(engine, vm)
-    result = quiesce_wait.WaitForQuiesce(
+    result = compaction_poller.WaitForQuiesce(
         engine,
         [vm],
         populate_start,
@@ -177,7 +177,7 @@ def testCompactionStatusSeesTheBacklog(run):
 
 
 def testQuiescedAndIdleAfterwards(run):
-  assert run.result.status == quiesce.QUIESCED
+  assert run.result.status == quiesce_timing.QUIESCED
   assert run.after.idle
 
 

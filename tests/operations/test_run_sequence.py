@@ -36,7 +36,7 @@ import re
 import pytest
 
 from perfkit_plugins import phase_runner
-from perfkit_plugins import quiesce_wait
+from perfkit_plugins import compaction_poller
 from perfkit_plugins import run_sequence
 from perfkit_plugins.core import compactions
 from perfkit_plugins.core import cost
@@ -225,13 +225,13 @@ def RunAll(tmp_path, settings, servers, loaders, steps, clock):
 def quiesce_calls(monkeypatch):
   """The (populate_start, populate_end) every quiesce wait was given."""
   calls = []
-  wait = quiesce_wait.WaitForQuiesce
+  wait = compaction_poller.WaitForQuiesce
 
   def Recording(engine, vms, populate_start, populate_end, *args, **kwargs):
     calls.append((populate_start, populate_end))
     return wait(engine, vms, populate_start, populate_end, *args, **kwargs)
 
-  monkeypatch.setattr(quiesce_wait, 'WaitForQuiesce', Recording)
+  monkeypatch.setattr(compaction_poller, 'WaitForQuiesce', Recording)
   return calls
 
 
@@ -268,13 +268,13 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
       polls = [
           json.loads(line)
           for line in (
-              (step_dir / quiesce_wait.POLLS_FILE).read_text().splitlines()
+              (step_dir / compaction_poller.POLLS_FILE).read_text().splitlines()
           )
       ]
       assert polls and all(
           sorted(p['nodes']) == sorted(vm.name for vm in servers) for p in polls
       )
-      history = json.loads((step_dir / quiesce_wait.HISTORY_FILE).read_text())
+      history = json.loads((step_dir / compaction_poller.HISTORY_FILE).read_text())
       assert sorted(history) == sorted(vm.name for vm in servers)
       assert all('compacted_at_ms' in e for h in history.values() for e in h)
     for run in step.runs:

@@ -50,7 +50,7 @@ from perfkit_plugins.core import compactions
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
-from perfkit_plugins.core import quiesce
+from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.testing import fake_vm
@@ -156,18 +156,18 @@ def _QuiesceRows(step, span, since, lab):
   )
   last_end_s = max(e.compacted_at_ms for e in history) / 1000
   offsets = {'node0': last_end_s - (end + COMPACTION_AFTER_LOAD_S)}
-  work = quiesce.CompactionEnd({'node0': history}, offsets, since, 'keyspace1')
+  work = quiesce_timing.CompactionEnd({'node0': history}, offsets, since, 'keyspace1')
   busy = compactions.ParseCompactionStats(lab('nt-busy1-compactionstats.txt'))
   idle = compactions.ParseCompactionStats(lab('nt-idle-compactionstats.txt'))
-  tracker = quiesce.PollTracker(
+  tracker = quiesce_timing.PollTracker(
       nodes=('node0',), started_at=end, settle_s=10, timeout_s=3600
   )
   polls = [(5, busy), (90, busy), (100, idle), (105, idle), (110, idle)]
   if since > end:
     polls = polls[2:]
   for after_s, status in polls:
-    tracker = quiesce.Observe(tracker, end + after_s, {'node0': status})
-  result = quiesce.Summarize(tracker, work, start, end)
+    tracker = quiesce_timing.Observe(tracker, end + after_s, {'node0': status})
+  result = quiesce_timing.Summarize(tracker, work, start, end)
   return sample_rows.QuiesceRows(step, result, Context())
 
 

@@ -20,7 +20,7 @@ import datetime
 import pytest
 
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import quiesce
+from perfkit_plugins.core import quiesce_timing
 
 IDLE = compactions.CompactionStatus(running=0, pending=0)
 RUNNING = compactions.CompactionStatus(running=1, pending=0)
@@ -39,11 +39,11 @@ def _Utc(text):
 
 def _Run(polls, settle_s=10, timeout_s=1000):
   """Feeds (time, statuses) polls until the tracker finishes."""
-  tracker = quiesce.PollTracker(
+  tracker = quiesce_timing.PollTracker(
       nodes=NODES, started_at=0, settle_s=settle_s, timeout_s=timeout_s
   )
   for now, statuses in polls:
-    tracker = quiesce.Observe(tracker, now, statuses)
+    tracker = quiesce_timing.Observe(tracker, now, statuses)
     if tracker.status:
       break
   return tracker
@@ -61,7 +61,7 @@ def testQuiescedAfterSettleWindow():
       (15, _All(IDLE)),
       (20, _All(IDLE)),
   ])
-  assert tracker.status == quiesce.QUIESCED
+  assert tracker.status == quiesce_timing.QUIESCED
   assert (tracker.polls, tracker.idle_since, tracker.last_poll_at) == (4, 5, 15)
   assert tracker.last_busy_at == 0
 
@@ -70,7 +70,7 @@ def testPendingWithNothingRunningIsNotIdle():
   polls = [(t, _All(IDLE)) for t in range(0, 60, 5)]
   polls[2] = (10, {'n0': IDLE, 'n1': QUEUED, 'n2': IDLE})
   tracker = _Run(polls)
-  assert tracker.status == quiesce.QUIESCED
+  assert tracker.status == quiesce_timing.QUIESCED
   assert tracker.idle_since == 15
   assert tracker.last_poll_at == 25
   assert tracker.last_busy_at == 10
@@ -80,7 +80,7 @@ def testTabletTransitionIsNotIdle():
   polls = [(t, _All(IDLE)) for t in range(0, 60, 5)]
   polls[1] = (5, {'n0': IDLE, 'n1': IDLE, 'n2': TABLETS})
   tracker = _Run(polls)
-  assert tracker.status == quiesce.QUIESCED
+  assert tracker.status == quiesce_timing.QUIESCED
   assert tracker.idle_since == 10
   assert tracker.last_poll_at == 20
   assert tracker.last_busy_at == 5
@@ -94,7 +94,7 @@ def testUnreachableNodeResetsIdleness(unreachable):
   polls = [(t, _All(IDLE)) for t in range(0, 60, 5)]
   polls[1] = (5, unreachable)
   tracker = _Run(polls)
-  assert tracker.status == quiesce.QUIESCED
+  assert tracker.status == quiesce_timing.QUIESCED
   assert tracker.idle_since == 10
   # An unreachable node is not known to be busy.
   assert tracker.last_busy_at is None
@@ -103,7 +103,7 @@ def testUnreachableNodeResetsIdleness(unreachable):
 def testTimeoutWhenNeverIdle():
   polls = [(t, _All(QUEUED)) for t in range(0, 1000, 5)]
   tracker = _Run(polls, timeout_s=60)
-  assert tracker.status == quiesce.TIMEOUT
+  assert tracker.status == quiesce_timing.TIMEOUT
   assert tracker.last_poll_at == 60
   assert tracker.polls == 13
 
@@ -111,19 +111,19 @@ def testTimeoutWhenNeverIdle():
 def testTimeoutWhenSettleNeverCompletes():
   polls = [(t, _All(IDLE)) for t in range(0, 1000, 5)]
   tracker = _Run(polls, settle_s=300, timeout_s=60)
-  assert tracker.status == quiesce.TIMEOUT
+  assert tracker.status == quiesce_timing.TIMEOUT
   assert tracker.idle_since == 0
 
 
 def testZeroSettleQuiescesOnFirstIdlePoll():
   tracker = _Run([(0, _All(RUNNING)), (5, _All(IDLE))], settle_s=0)
-  assert (tracker.status, tracker.polls) == (quiesce.QUIESCED, 2)
+  assert (tracker.status, tracker.polls) == (quiesce_timing.QUIESCED, 2)
 
 
 def testObserveAfterFinishRaises():
   tracker = _Run([(0, _All(IDLE))], settle_s=0)
   with pytest.raises(ValueError, match='already finished'):
-    quiesce.Observe(tracker, 5, _All(IDLE))
+    quiesce_timing.Observe(tracker, 5, _All(IDLE))
 
 
 @pytest.fixture
@@ -141,7 +141,7 @@ def histories(lab):
 def testCompactionEndOfKeyspaceOnly(histories):
   # Node clocks agree with the controller. The system_schema compactions at
   # 22:40:02 on c41 are later than some keyspace1 ones but do not count.
-  work = quiesce.CompactionEnd(
+  work = quiesce_timing.CompactionEnd(
       histories,
       {'c50': 0.0, 'c41': 0.0},
       since=_Utc('2026-11-21T22:24:00.000'),
@@ -160,7 +160,7 @@ def testCompactionEndOfKeyspaceOnly(histories):
 def testCompactionEndCorrectsClockOffsets(histories):
   # c41's clock is 20 minutes behind the controller's: its last compaction
   # ended at controller time 23:04:57.293.
-  work = quiesce.CompactionEnd(
+  work = quiesce_timing.CompactionEnd(
       histories,
       {'c50': 0.0, 'c41': -1200.0},
       since=_Utc('2026-11-21T22:24:00.000'),
@@ -168,7 +168,7 @@ def testCompactionEndCorrectsClockOffsets(histories):
   )
   assert work.end == pytest.approx(_Utc('2026-11-21T23:04:57.293'))
   # c41's clock an hour ahead: all its compactions happened before `since`.
-  work = quiesce.CompactionEnd(
+  work = quiesce_timing.CompactionEnd(
       histories,
       {'c50': 0.0, 'c41': 3600.0},
       since=_Utc('2026-11-21T22:24:00.000'),
@@ -183,7 +183,7 @@ def testCompactionEndCorrectsClockOffsets(histories):
 
 
 def testCompactionEndIgnoresEarlierCompactions(histories):
-  work = quiesce.CompactionEnd(
+  work = quiesce_timing.CompactionEnd(
       histories,
       {'c50': 0.0, 'c41': 0.0},
       since=_Utc('2026-11-21T22:28:00.000'),
@@ -193,19 +193,19 @@ def testCompactionEndIgnoresEarlierCompactions(histories):
 
 
 def testCompactionEndWithoutCompactions(histories):
-  work = quiesce.CompactionEnd(
+  work = quiesce_timing.CompactionEnd(
       histories, {'c50': 0.0, 'c41': 0.0}, since=0, keyspace='other'
   )
-  assert work == quiesce.CompactionWork(None, 0, 0, 0)
+  assert work == quiesce_timing.CompactionWork(None, 0, 0, 0)
 
 
 def testCompactionEndNeedsEveryOffset(histories):
   with pytest.raises(ValueError, match='c41'):
-    quiesce.CompactionEnd(histories, {'c50': 0.0}, since=0, keyspace='k')
+    quiesce_timing.CompactionEnd(histories, {'c50': 0.0}, since=0, keyspace='k')
 
 
-def _Finished(status=quiesce.QUIESCED, last_busy_at=1900.0):
-  return quiesce.PollTracker(
+def _Finished(status=quiesce_timing.QUIESCED, last_busy_at=1900.0):
+  return quiesce_timing.PollTracker(
       nodes=NODES,
       started_at=1500.0,
       settle_s=180,
@@ -219,10 +219,10 @@ def _Finished(status=quiesce.QUIESCED, last_busy_at=1900.0):
 
 
 def testSummarize():
-  work = quiesce.CompactionWork(end=1897.5, count=12, bytes_in=10, bytes_out=7)
-  result = quiesce.Summarize(_Finished(), work, 1000.0, 1500.0)
-  assert result == quiesce.QuiesceResult(
-      status=quiesce.QUIESCED,
+  work = quiesce_timing.CompactionWork(end=1897.5, count=12, bytes_in=10, bytes_out=7)
+  result = quiesce_timing.Summarize(_Finished(), work, 1000.0, 1500.0)
+  assert result == quiesce_timing.QuiesceResult(
+      status=quiesce_timing.QUIESCED,
       populate_time_s=500.0,
       time_to_compact_s=397.5,
       total_time_to_quiesce_s=897.5,
@@ -237,16 +237,16 @@ def testSummarize():
 
 
 def testSummarizeWithoutCompactions():
-  work = quiesce.CompactionWork(None, 0, 0, 0)
-  result = quiesce.Summarize(_Finished(last_busy_at=None), work, 1000.0, 1500.0)
+  work = quiesce_timing.CompactionWork(None, 0, 0, 0)
+  result = quiesce_timing.Summarize(_Finished(last_busy_at=None), work, 1000.0, 1500.0)
   assert result.time_to_compact_s == 0
   assert result.total_time_to_quiesce_s == result.populate_time_s == 500.0
   assert result.busy_until_s is None
 
 
 def testSummarizeCompactionsFinishedDuringPopulate():
-  work = quiesce.CompactionWork(end=1400.0, count=3, bytes_in=1, bytes_out=1)
-  result = quiesce.Summarize(_Finished(), work, 1000.0, 1500.0, ('n2',))
+  work = quiesce_timing.CompactionWork(end=1400.0, count=3, bytes_in=1, bytes_out=1)
+  result = quiesce_timing.Summarize(_Finished(), work, 1000.0, 1500.0, ('n2',))
   assert result.time_to_compact_s == 0
   assert result.total_time_to_quiesce_s == 500.0
   assert result.compactions == 3
@@ -254,15 +254,15 @@ def testSummarizeCompactionsFinishedDuringPopulate():
 
 
 def testSummarizeKeepsTimeout():
-  work = quiesce.CompactionWork(end=1800.0, count=1, bytes_in=1, bytes_out=1)
-  result = quiesce.Summarize(
-      _Finished(status=quiesce.TIMEOUT), work, 1000.0, 1500.0
+  work = quiesce_timing.CompactionWork(end=1800.0, count=1, bytes_in=1, bytes_out=1)
+  result = quiesce_timing.Summarize(
+      _Finished(status=quiesce_timing.TIMEOUT), work, 1000.0, 1500.0
   )
-  assert result.status == quiesce.TIMEOUT
+  assert result.status == quiesce_timing.TIMEOUT
   assert result.time_to_compact_s == 300.0
 
 
 def testSummarizeNeedsFinishedWait():
-  tracker = quiesce.PollTracker(NODES, 0, 10, 100)
+  tracker = quiesce_timing.PollTracker(NODES, 0, 10, 100)
   with pytest.raises(ValueError, match='not finished'):
-    quiesce.Summarize(tracker, quiesce.CompactionWork(None, 0, 0, 0), 0, 1)
+    quiesce_timing.Summarize(tracker, quiesce_timing.CompactionWork(None, 0, 0, 0), 0, 1)

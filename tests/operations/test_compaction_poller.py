@@ -21,9 +21,9 @@ import threading
 
 import pytest
 
-from perfkit_plugins import quiesce_wait
+from perfkit_plugins import compaction_poller
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import quiesce
+from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.testing import fake_vm
 
 IDLE = compactions.CompactionStatus(running=0, pending=0)
@@ -96,7 +96,7 @@ def history(lab):
 
 
 def _Wait(engine, vms, clock, **kwargs):
-  return quiesce_wait.WaitForQuiesce(
+  return compaction_poller.WaitForQuiesce(
       engine,
       vms,
       populate_start=POPULATE_START,
@@ -124,7 +124,7 @@ def testQuiescesAndMeasuresFromHistory(vms, history):
   clock = FakeClock(_Utc('2026-11-21T22:29:00.000'))
   result = _Wait(engine, vms, clock, settle_s=30)
   # Polls at 0..65 s: idle from the fourth poll (15 s), settled at 45 s.
-  assert result.status == quiesce.QUIESCED
+  assert result.status == quiesce_timing.QUIESCED
   assert result.polls == 10
   assert result.wait_s == 45
   assert clock.slept == [5] * 9
@@ -148,7 +148,7 @@ def testTimeoutNeverHangs(vms, history):
   )
   clock = FakeClock(_Utc('2026-11-21T22:29:00.000'))
   result = _Wait(engine, vms, clock, settle_s=30, timeout_s=120)
-  assert result.status == quiesce.TIMEOUT
+  assert result.status == quiesce_timing.TIMEOUT
   assert result.polls == 25
   assert result.wait_s == 120
   assert result.compactions == 9

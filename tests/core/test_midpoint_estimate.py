@@ -16,36 +16,36 @@
 
 import pytest
 
-from perfkit_plugins.core import clocks
+from perfkit_plugins.core import midpoint_estimate
 
 
 def testParseEpochSeconds(testdata):
   # Captured with GNU coreutils 9.1 (tests/testdata/clocks/MANIFEST.tsv).
   text = testdata('clocks', 'date-s-N.txt')
-  assert clocks.ParseEpochSeconds(text) == pytest.approx(1795307211.574198596)
+  assert midpoint_estimate.ParseEpochSeconds(text) == pytest.approx(1795307211.574198596)
 
 
 def testParseEpochSecondsRejectsOtherOutput(lab):
   with pytest.raises(ValueError, match='date'):
-    clocks.ParseEpochSeconds(lab('cs-version.txt'))
+    midpoint_estimate.ParseEpochSeconds(lab('cs-version.txt'))
 
 
 def testOffsetFromShortestRoundTrip():
   samples = [
-      clocks.ClockSample(sent=100.0, remote=150.9, received=100.6),
-      clocks.ClockSample(sent=101.0, remote=151.1, received=101.2),
-      clocks.ClockSample(sent=102.0, remote=152.4, received=102.8),
+      midpoint_estimate.ClockSample(sent=100.0, remote=150.9, received=100.6),
+      midpoint_estimate.ClockSample(sent=101.0, remote=151.1, received=101.2),
+      midpoint_estimate.ClockSample(sent=102.0, remote=152.4, received=102.8),
   ]
-  offset = clocks.EstimateOffset(samples)
+  offset = midpoint_estimate.EstimateOffset(samples)
   assert offset.offset_s == pytest.approx(151.1 - 101.1)
   assert offset.uncertainty_s == pytest.approx(0.1)
 
 
 def testNodeBehindHasNegativeOffset():
-  offset = clocks.EstimateOffset([clocks.ClockSample(500.0, 380.0, 500.0)])
-  assert offset == clocks.ClockOffset(offset_s=-120.0, uncertainty_s=0.0)
+  offset = midpoint_estimate.EstimateOffset([midpoint_estimate.ClockSample(500.0, 380.0, 500.0)])
+  assert offset == midpoint_estimate.ClockOffset(offset_s=-120.0, uncertainty_s=0.0)
 
 
 def testNoSamples():
   with pytest.raises(ValueError):
-    clocks.EstimateOffset([])
+    midpoint_estimate.EstimateOffset([])

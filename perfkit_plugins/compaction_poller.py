@@ -15,7 +15,7 @@
 """Waits until the cluster has finished compacting, and measures it.
 
 Every node is polled at once every few seconds through the engine
-(`engine.CompactionStatus(vm)`) until core/quiesce.py says the cluster has
+(`engine.CompactionStatus(vm)`) until core/quiesce_timing.py says the cluster has
 been idle for the settle window or the timeout has passed; then every node's
 compaction history (`engine.CompactionHistory(vm)`) gives the exact end of
 the last compaction. A poll that raises, returns None or does not answer in
@@ -33,7 +33,7 @@ import os
 import time
 
 from perfkit_plugins import raw_outputs
-from perfkit_plugins.core import quiesce
+from perfkit_plugins.core import quiesce_timing
 
 # Log progress at most this often.
 _LOG_EVERY_S = 60
@@ -80,10 +80,10 @@ def WaitForQuiesce(
     output_dir: local directory for POLLS_FILE and HISTORY_FILE, or None.
 
   Returns:
-    core.quiesce.QuiesceResult.
+    core.quiesce_timing.QuiesceResult.
   """
   names = tuple(vm.name for vm in vms)
-  tracker = quiesce.PollTracker(
+  tracker = quiesce_timing.PollTracker(
       nodes=names, started_at=clock(), settle_s=settle_s, timeout_s=timeout_s
   )
   last_log = None
@@ -95,7 +95,7 @@ def WaitForQuiesce(
       raw_outputs.AppendJsonLine(
           os.path.join(output_dir, POLLS_FILE), {'t': now, 'nodes': statuses}
       )
-    tracker = quiesce.Observe(tracker, now, statuses)
+    tracker = quiesce_timing.Observe(tracker, now, statuses)
     if tracker.status or last_log is None or now - last_log >= _LOG_EVERY_S:
       _LogProgress(tracker, now, statuses)
       last_log = now
@@ -107,13 +107,13 @@ def WaitForQuiesce(
   missing = tuple(name for name in names if histories[name] is None)
   if missing:
     logging.warning('No compaction history from %s', ', '.join(missing))
-  work = quiesce.CompactionEnd(
+  work = quiesce_timing.CompactionEnd(
       {name: h for name, h in histories.items() if h is not None},
       clock_offsets,
       since=populate_start,
       keyspace=keyspace,
   )
-  return quiesce.Summarize(tracker, work, populate_start, populate_end, missing)
+  return quiesce_timing.Summarize(tracker, work, populate_start, populate_end, missing)
 
 
 def _CallAll(function, vms, timeout_s):

@@ -23,7 +23,7 @@ import concurrent.futures
 import datetime
 import time
 
-from perfkit_plugins.core import clocks
+from perfkit_plugins.core import midpoint_estimate
 
 
 def UtcDate():
@@ -40,17 +40,17 @@ def MeasureClockOffset(vm, samples=5, clock=time.time):
     clock: the controller's clock (epoch seconds).
 
   Returns:
-    core.clocks.ClockOffset (VM clock minus controller clock).
+    core.midpoint_estimate.ClockOffset (VM clock minus controller clock).
   """
   taken = []
   for _ in range(samples):
     sent = clock()
-    stdout, _ = vm.RemoteCommand(clocks.DATE_COMMAND)
+    stdout, _ = vm.RemoteCommand(midpoint_estimate.DATE_COMMAND)
     received = clock()
     taken.append(
-        clocks.ClockSample(sent, clocks.ParseEpochSeconds(stdout), received)
+        midpoint_estimate.ClockSample(sent, midpoint_estimate.ParseEpochSeconds(stdout), received)
     )
-  return clocks.EstimateOffset(taken)
+  return midpoint_estimate.EstimateOffset(taken)
 
 
 def MeasureClockOffsets(vms, samples=5, clock=time.time):
@@ -62,7 +62,7 @@ def MeasureClockOffsets(vms, samples=5, clock=time.time):
     clock: the controller's clock (epoch seconds).
 
   Returns:
-    {vm.name: core.clocks.ClockOffset}.
+    {vm.name: core.midpoint_estimate.ClockOffset}.
   """
   with concurrent.futures.ThreadPoolExecutor(max(1, len(vms))) as pool:
     offsets = pool.map(lambda vm: MeasureClockOffset(vm, samples, clock), vms)
