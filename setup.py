@@ -82,7 +82,11 @@ setuptools.setup(
     long_description_content_type='text/markdown',
     license='Apache-2.0',
     python_requires='>=3.11',
-    packages=setuptools.find_packages(include=['perfkit_plugins*'])
+    # perfkit_plugins.testing (fake VMs, the test bed) is for this
+    # repository's tests only and stays out of the distribution.
+    packages=setuptools.find_packages(
+        include=['perfkit_plugins*'], exclude=['perfkit_plugins.testing*']
+    )
     + [
         # Directories without __init__.py: PKB imports their modules.
         'perfkit_plugins.linux_benchmarks',

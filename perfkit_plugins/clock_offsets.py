@@ -48,7 +48,9 @@ def MeasureClockOffset(vm, samples=5, clock=time.time):
     stdout, _ = vm.RemoteCommand(midpoint_estimate.DATE_COMMAND)
     received = clock()
     taken.append(
-        midpoint_estimate.ClockSample(sent, midpoint_estimate.ParseEpochSeconds(stdout), received)
+        midpoint_estimate.ClockSample(
+            sent, midpoint_estimate.ParseEpochSeconds(stdout), received
+        )
     )
   return midpoint_estimate.EstimateOffset(taken)
 

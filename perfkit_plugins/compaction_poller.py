@@ -113,7 +113,9 @@ def WaitForQuiesce(
       since=populate_start,
       keyspace=keyspace,
   )
-  return quiesce_timing.Summarize(tracker, work, populate_start, populate_end, missing)
+  return quiesce_timing.Summarize(
+      tracker, work, populate_start, populate_end, missing
+  )
 
 
 def _CallAll(function, vms, timeout_s):

@@ -155,14 +155,16 @@ def _Venv(tmp_path):
 _PROBE = (
     'import sys, glob, os, site;'
     ' print([type(f).__name__ for f in sys.meta_path]);'
-    ' print(glob.glob(os.path.join(site.getsitepackages()[0], "*.pth")))'
+    ' print(glob.glob(os.path.join(site.getsitepackages()[0], "*.pth")));'
+    ' import importlib.util as u;'
+    ' print("helpers:", u.find_spec("perfkit_plugins.testing") is not None)'
 )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize('editable', [False, True])
 def test_install_modes_ship_the_startup_hook(tmp_path, editable):
-  """`pip install .` and `pip install -e .` both install the .pth hook."""
+  """Both install modes ship the .pth hook; the wheel leaves out tests' helpers."""
   python = _Venv(tmp_path)
   args = ['-e', str(REPO)] if editable else [str(REPO)]
   install = subprocess.run(
@@ -185,6 +187,10 @@ def test_install_modes_ship_the_startup_hook(tmp_path, editable):
   )
   assert 'PluginFinder' in probe.stdout
   assert 'perfkit_plugins_discovery.pth' in probe.stdout
+  if not editable:
+    # The test helpers are not shipped; an editable install maps the source
+    # tree, which has them.
+    assert 'helpers: False' in probe.stdout
   disabled = subprocess.run(
       [str(python), '-c', _PROBE],
       capture_output=True,

@@ -38,7 +38,7 @@ def _EpochMs(text):
         ('c41-nt-busy1-compactionstats.txt', 1, 1),
     ],
 )
-def testCompactionStatsCassandra(lab, name, running, pending):
+def test_compaction_stats_cassandra(lab, name, running, pending):
   status = compactions.ParseCompactionStats(lab(name))
   assert status == compactions.CompactionStatus(running, pending, 0)
 
@@ -48,7 +48,7 @@ def testCompactionStatsCassandra(lab, name, running, pending):
     'moment, running, pending',
     [('idle', 0, 0), ('busy', 1, 2), ('after', 0, 0)],
 )
-def testCompactionStatsLiveCassandra(
+def test_compaction_stats_live_cassandra(
     testdata, version, moment, running, pending
 ):
   for suffix in ('', '-H') if moment == 'busy' else ('',):
@@ -57,13 +57,13 @@ def testCompactionStatsLiveCassandra(
     assert status == compactions.CompactionStatus(running, pending)
 
 
-def testCompactionStatsScyllaJmxNodetool(testdata):
+def test_compaction_stats_scylla_jmx_nodetool(testdata):
   text = testdata('scylla_public', 'issue4444-nodetool-compactionstats.txt')
   status = compactions.ParseCompactionStats(text)
   assert status == compactions.CompactionStatus(running=8, pending=858255)
 
 
-def testCompactionStatsRejectsOtherOutput(lab):
+def test_compaction_stats_rejects_other_output(lab):
   with pytest.raises(ValueError, match='pending tasks'):
     compactions.ParseCompactionStats(lab('cs-version.txt'))
 
@@ -77,11 +77,11 @@ def testCompactionStatsRejectsOtherOutput(lab):
         (compactions.CompactionStatus(0, 0, 2), False),
     ],
 )
-def testIdle(status, idle):
+def test_idle(status, idle):
   assert status.idle is idle
 
 
-def testCompactionHistoryCassandra50(lab):
+def test_compaction_history_cassandra50(lab):
   entries = compactions.ParseCompactionHistory(
       lab('nt-busy1-compactionhistory.txt')
   )
@@ -100,7 +100,7 @@ def testCompactionHistoryCassandra50(lab):
   assert entries[-1].compacted_at_ms == _EpochMs('2026-11-21T22:23:26.699')
 
 
-def testCompactionHistoryCassandra41(lab):
+def test_compaction_history_cassandra41(lab):
   entries = compactions.ParseCompactionHistory(
       lab('c41-nt-busy1-compactionhistory.txt')
   )
@@ -114,7 +114,7 @@ def testCompactionHistoryCassandra41(lab):
     'name',
     ['nt-busy1-compactionhistory.txt', 'c41-nt-busy1-compactionhistory.txt'],
 )
-def testCompactionHistoryWasPrintedInUtc(lab, name):
+def test_compaction_history_was_printed_in_utc(lab, name):
   # The id's time is zone-free and precedes the end by the compaction's
   # duration: read as UTC every compaction lasts 0-20 s; read one hour off,
   # every one would end before it started or last an hour.
@@ -127,7 +127,7 @@ def testCompactionHistoryWasPrintedInUtc(lab, name):
 
 
 @pytest.mark.parametrize('version', ['c509', 'c4110'])
-def testCompactionHistoryMatchesCqlEpochMillis(testdata, version):
+def test_compaction_history_matches_cql_epoch_millis(testdata, version):
   # system.compaction_history read over CQL right after nodetool gives every
   # compacted_at as epoch milliseconds: the ground truth for the parse.
   rows = testdata('live', f'{version}-after-compaction_history-cql.tsv')
@@ -144,12 +144,12 @@ def testCompactionHistoryMatchesCqlEpochMillis(testdata, version):
   } == truth
 
 
-def testCompactionHistoryRejectsOtherOutput(lab):
+def test_compaction_history_rejects_other_output(lab):
   with pytest.raises(ValueError, match='no compaction history table'):
     compactions.ParseCompactionHistory(lab('nt-idle-compactionstats.txt'))
 
 
-def testScyllaRunningCompactions(testdata):
+def test_scylla_running_compactions(testdata):
   assert (
       compactions.ParseScyllaRunningCompactions(
           testdata('scylla_rest', 'compactions-2.json')
@@ -164,7 +164,7 @@ def testScyllaRunningCompactions(testdata):
   )
 
 
-def testScyllaPendingTasks(testdata):
+def test_scylla_pending_tasks(testdata):
   assert (
       compactions.ParseScyllaPendingTasks(
           testdata('scylla_rest', 'pending_tasks_by_table-2.json')
@@ -179,7 +179,7 @@ def testScyllaPendingTasks(testdata):
   )
 
 
-def testScyllaCompactionHistory(testdata):
+def test_scylla_compaction_history(testdata):
   entries = compactions.ParseScyllaCompactionHistory(
       testdata('scylla_rest', 'compaction_history.json')
   )
@@ -196,7 +196,7 @@ def testScyllaCompactionHistory(testdata):
   ]
 
 
-def testScyllaCompactionHistoryWithoutStartedAt(testdata):
+def test_scylla_compaction_history_without_started_at(testdata):
   entries = compactions.ParseScyllaCompactionHistory(
       testdata('scylla_rest', 'compaction_history-2023.json')
   )
@@ -204,17 +204,17 @@ def testScyllaCompactionHistoryWithoutStartedAt(testdata):
   assert [e.compacted_at_ms for e in entries] == [1695973859380, 1695973859491]
 
 
-def testTabletTransitionInProgress(testdata):
+def test_tablet_transition_in_progress(testdata):
   text = testdata('scylla_public', 'issue20039-cqlsh-system-tablets.txt')
   assert compactions.ParseScyllaTabletTransitions(text) == 1
 
 
-def testTabletsAtRestOnEarlyRelease(testdata):
+def test_tablets_at_rest_on_early_release(testdata):
   # No resize_type/transition columns, stage null, after a cqlsh prompt.
   text = testdata('scylla_public', 'pr16600-cqlsh-system-tablets.txt')
   assert compactions.ParseScyllaTabletTransitions(text) == 0
 
 
-def testTabletsRejectsNonCqlshOutput(lab):
+def test_tablets_rejects_non_cqlsh_output(lab):
   with pytest.raises(ValueError, match='cqlsh'):
     compactions.ParseScyllaTabletTransitions(lab('nt-idle-status.txt'))

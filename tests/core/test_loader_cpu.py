@@ -19,7 +19,7 @@ import pytest
 from perfkit_plugins.core import loader_cpu
 
 
-def testParsesEverySample(testdata):
+def test_parses_every_sample(testdata):
   samples = loader_cpu.ParseCpuSamples(testdata('loader', 'loader-busy.cpu'))
   assert len(samples) == 7
   # 1795309197.909329109 cpu  280816 0 38168 1179667 13038 0 972 3990 0 0
@@ -29,7 +29,7 @@ def testParsesEverySample(testdata):
   assert first.busy == 280816 + 38168 + 972 + 3990
 
 
-def testBusyLoaderIsNearlyFullyBusy(testdata):
+def test_busy_loader_is_nearly_fully_busy(testdata):
   usage = loader_cpu.CpuUsageOf(
       loader_cpu.ParseCpuSamples(testdata('loader', 'loader-busy.cpu'))
   )
@@ -40,7 +40,7 @@ def testBusyLoaderIsNearlyFullyBusy(testdata):
   assert usage.end_s - usage.start_s == pytest.approx(6.0126, abs=1e-3)
 
 
-def testIdleLoaderIsPartlyBusy(testdata):
+def test_idle_loader_is_partly_busy(testdata):
   usage = loader_cpu.CpuUsageOf(
       loader_cpu.ParseCpuSamples(testdata('loader', 'loader-idle.cpu'))
   )
@@ -49,20 +49,20 @@ def testIdleLoaderIsPartlyBusy(testdata):
   assert 0 < usage.mean_pct < usage.peak_pct < 100
 
 
-def testCutLineIsAnError(testdata):
+def test_cut_line_is_an_error(testdata):
   text = testdata('loader', 'loader-idle.cpu')
   cut = text[: text.rstrip('\n').rfind(' cpu ') + 12]
   with pytest.raises(loader_cpu.CpuLogError, match='line 6'):
     loader_cpu.ParseCpuSamples(cut)
 
 
-def testOneSampleIsNotEnough(testdata):
+def test_one_sample_is_not_enough(testdata):
   first_line = testdata('loader', 'loader-fail.cpu').splitlines()[0]
   with pytest.raises(loader_cpu.CpuLogError, match='at least 2'):
     loader_cpu.CpuUsageOf(loader_cpu.ParseCpuSamples(first_line))
 
 
-def testCountersGoingBackwardsAreAnError(testdata):
+def test_counters_going_backwards_are_an_error(testdata):
   lines = testdata('loader', 'loader-fail.cpu').splitlines()
   samples = loader_cpu.ParseCpuSamples('\n'.join([lines[2], lines[0]]))
   with pytest.raises(loader_cpu.CpuLogError, match='backwards'):

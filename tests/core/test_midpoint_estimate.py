@@ -19,18 +19,20 @@ import pytest
 from perfkit_plugins.core import midpoint_estimate
 
 
-def testParseEpochSeconds(testdata):
+def test_parse_epoch_seconds(testdata):
   # Captured with GNU coreutils 9.1 (tests/testdata/clocks/MANIFEST.tsv).
   text = testdata('clocks', 'date-s-N.txt')
-  assert midpoint_estimate.ParseEpochSeconds(text) == pytest.approx(1795307211.574198596)
+  assert midpoint_estimate.ParseEpochSeconds(text) == pytest.approx(
+      1795307211.574198596
+  )
 
 
-def testParseEpochSecondsRejectsOtherOutput(lab):
+def test_parse_epoch_seconds_rejects_other_output(lab):
   with pytest.raises(ValueError, match='date'):
     midpoint_estimate.ParseEpochSeconds(lab('cs-version.txt'))
 
 
-def testOffsetFromShortestRoundTrip():
+def test_offset_from_shortest_round_trip():
   samples = [
       midpoint_estimate.ClockSample(sent=100.0, remote=150.9, received=100.6),
       midpoint_estimate.ClockSample(sent=101.0, remote=151.1, received=101.2),
@@ -41,11 +43,15 @@ def testOffsetFromShortestRoundTrip():
   assert offset.uncertainty_s == pytest.approx(0.1)
 
 
-def testNodeBehindHasNegativeOffset():
-  offset = midpoint_estimate.EstimateOffset([midpoint_estimate.ClockSample(500.0, 380.0, 500.0)])
-  assert offset == midpoint_estimate.ClockOffset(offset_s=-120.0, uncertainty_s=0.0)
+def test_node_behind_has_negative_offset():
+  offset = midpoint_estimate.EstimateOffset(
+      [midpoint_estimate.ClockSample(500.0, 380.0, 500.0)]
+  )
+  assert offset == midpoint_estimate.ClockOffset(
+      offset_s=-120.0, uncertainty_s=0.0
+  )
 
 
-def testNoSamples():
+def test_no_samples():
   with pytest.raises(ValueError):
     midpoint_estimate.EstimateOffset([])

@@ -21,7 +21,7 @@ import pytest
 from perfkit_plugins.core import node_status
 
 
-def testOneNode(lab):
+def test_one_node(lab):
   states = node_status.ParseNodetoolStatus(lab('nt-idle-status.txt'))
   assert states == [
       node_status.NodeState(
@@ -36,34 +36,34 @@ def testOneNode(lab):
   ]
 
 
-def testThreeNodes(lab):
+def test_three_nodes(lab):
   states = node_status.ParseNodetoolStatus(lab('trio-nt-status.txt'))
   assert [s.address for s in states] == ['127.0.0.3', '127.0.0.2', '127.0.0.1']
   assert [s.load for s in states] == ['45.19 MiB', '45.2 MiB', '45.2 MiB']
   assert all(s.up_normal for s in states)
 
 
-def testAllUpNormal(lab):
+def test_all_up_normal(lab):
   states = node_status.ParseNodetoolStatus(lab('trio-nt-status.txt'))
   expected = ['127.0.0.1', '127.0.0.2', '127.0.0.3']
   assert node_status.AllUpNormal(states, expected)
   assert node_status.NotUpNormal(states, expected) == []
 
 
-def testMissingNodeIsNotUpNormal(lab):
+def test_missing_node_is_not_up_normal(lab):
   states = node_status.ParseNodetoolStatus(lab('nt-idle-status.txt'))
   expected = ['127.0.0.2', '127.0.0.1', '127.0.0.3']
   assert not node_status.AllUpNormal(states, expected)
   assert node_status.NotUpNormal(states, expected) == ['127.0.0.2', '127.0.0.3']
 
 
-def testRejectsOtherOutput(lab):
+def test_rejects_other_output(lab):
   with pytest.raises(ValueError, match='no node'):
     node_status.ParseNodetoolStatus(lab('nt-idle-compactionstats.txt'))
 
 
 @pytest.mark.parametrize('status, state', [('D', 'N'), ('U', 'J'), ('U', 'L')])
-def testDownOrMovingNodeIsNotUpNormal(lab, status, state):
+def test_down_or_moving_node_is_not_up_normal(lab, status, state):
   states = node_status.ParseNodetoolStatus(lab('trio-nt-status.txt'))
   states[1] = dataclasses.replace(states[1], status=status, state=state)
   expected = ['127.0.0.1', '127.0.0.2', '127.0.0.3']
@@ -85,7 +85,7 @@ def testDownOrMovingNodeIsNotUpNormal(lab, status, state):
         ),
     ],
 )
-def testSingleTokenLayout(testdata, name, host_id, load):
+def test_single_token_layout(testdata, name, host_id, load):
   # num_tokens 1: no Tokens count, a Token column before Rack.
   states = node_status.ParseNodetoolStatus(testdata('live', name))
   assert states == [

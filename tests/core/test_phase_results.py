@@ -134,7 +134,7 @@ def read_output(lab, testdata, shifted_hdr):
   return Make
 
 
-def testParsesTimesFiles(testdata):
+def test_parses_times_files(testdata):
   times = phase_results.ParseTimes(testdata('loader', 'loader-busy.times'))
   assert times == phase_results.LoaderTimes(
       1795309197.913115608, 1795309203.926407155, 0
@@ -146,19 +146,19 @@ def testParsesTimesFiles(testdata):
   assert phase_results.ParseTimes('start 1.5\nfree \n').free_kib is None
 
 
-def testTimesFileWithoutEndMeansTheRunNeverEnded(testdata):
+def test_times_file_without_end_means_the_run_never_ended(testdata):
   start_only = testdata('loader', 'loader-busy.times').splitlines()[0]
   times = phase_results.ParseTimes(start_only)
   assert (times.end_s, times.exit_code) == (None, None)
 
 
-def testTimesFileWithoutStartIsAnError(testdata):
+def test_times_file_without_start_is_an_error(testdata):
   end_only = testdata('loader', 'loader-busy.times').splitlines()[1]
   with pytest.raises(ValueError, match='no start'):
     phase_results.ParseTimes(end_only)
 
 
-def testOneLoaderRateIsItsOperationsOverItsDuration(write_output):
+def test_one_loader_rate_is_its_operations_over_its_duration(write_output):
   settings = Settings(loader_count=1, num_keys=200000)
   step = StepOf(settings, 'populate')
   result = phase_results.ResultOfStep(
@@ -175,7 +175,7 @@ def testOneLoaderRateIsItsOperationsOverItsDuration(write_output):
   assert write.row_rate == pytest.approx(write.op_rate)
 
 
-def testAlignedLoadersAddUp(lab, write_output):
+def test_aligned_loaders_add_up(lab, write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   result = phase_results.ResultOfStep(
@@ -197,7 +197,7 @@ def testAlignedLoadersAddUp(lab, write_output):
   assert not result.saturated
 
 
-def testRateIsSummedOverTheCommonWindow(lab, write_output):
+def test_rate_is_summed_over_the_common_window(lab, write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   result = phase_results.ResultOfStep(
@@ -217,7 +217,7 @@ def testRateIsSummedOverTheCommonWindow(lab, write_output):
   assert result.duration_s == pytest.approx(2.0 + last_end - first_start)
 
 
-def testClockOffsetsPutLoadersOnTheControllerClock(write_output):
+def test_clock_offsets_put_loaders_on_the_controller_clock(write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   # Loader 1's clock is 2 s ahead: its log says 2 s later, yet it ran at the
@@ -233,7 +233,7 @@ def testClockOffsetsPutLoadersOnTheControllerClock(write_output):
   )
 
 
-def testTimeSeriesPerInterval(lab, write_output):
+def test_time_series_per_interval(lab, write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   result = phase_results.ResultOfStep(
@@ -246,7 +246,7 @@ def testTimeSeriesPerInterval(lab, write_output):
   assert [p.p99_ms for p in series] == [p.p99_ms for p in single['WRITE-st']]
 
 
-def testFixedRateRunsGetResponseAndServiceTime(write_output):
+def test_fixed_rate_runs_get_response_and_service_time(write_output):
   settings = Settings(phases=('latency',))
   step = StepOf(settings, 'latency_4000')
   outputs = {i: write_output(kinds=('rt', 'wt')) for i in (0, 1)}
@@ -255,7 +255,7 @@ def testFixedRateRunsGetResponseAndServiceTime(write_output):
   assert sorted(result.ops['WRITE'].series) == ['rt', 'st']
 
 
-def testFixedRateRunWithoutResponseTimeFails(write_output):
+def test_fixed_rate_run_without_response_time_fails(write_output):
   settings = Settings(phases=('latency',))
   step = StepOf(settings, 'latency_4000')
   outputs = {i: write_output() for i in (0, 1)}
@@ -263,7 +263,9 @@ def testFixedRateRunWithoutResponseTimeFails(write_output):
     phase_results.ResultOfStep(step, Record(step), outputs, settings)
 
 
-def testReadsDuringWritesReportsEachOpTypeAndTotal(write_output, read_output):
+def test_reads_during_writes_reports_each_op_type_and_total(
+    write_output, read_output
+):
   settings = Settings(phases=('reads_during_writes',))
   step = StepOf(settings, 'reads_during_writes')
   reader = read_output()
@@ -289,7 +291,7 @@ def testReadsDuringWritesReportsEachOpTypeAndTotal(write_output, read_output):
   )
 
 
-def testDelayedReadersHaveTheirOwnWindow(write_output, read_output):
+def test_delayed_readers_have_their_own_window(write_output, read_output):
   """Readers that start 3 s after the writer: each op type's own window."""
   settings = Settings(phases=('reads_during_writes',), rdw_read_delay_s=3)
   step = StepOf(settings, 'reads_during_writes')
@@ -319,7 +321,7 @@ def Problems(step, record, outputs, settings):
   return str(raised.value)
 
 
-def testMissingLogNamesLoaderAndFile(write_output):
+def test_missing_log_names_loader_and_file(write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   missing = dataclasses.replace(write_output(), log=None)
@@ -330,7 +332,7 @@ def testMissingLogNamesLoaderAndFile(write_output):
   assert 'loader 0' not in message
 
 
-def testEmptyLogFails(write_output):
+def test_empty_log_fails(write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   empty = dataclasses.replace(write_output(), log='')
@@ -340,7 +342,7 @@ def testEmptyLogFails(write_output):
   assert 'loader 0 (vm0): log /r/populate.loader0.log: Empty' in message
 
 
-def testTruncatedLogFails(lab, write_output):
+def test_truncated_log_fails(lab, write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   text = lab(WRITE_TEXT)
@@ -352,7 +354,7 @@ def testTruncatedLogFails(lab, write_output):
   assert 'cut' in message
 
 
-def testMissingAndCutHdrLogsFail(lab, write_output):
+def test_missing_and_cut_hdr_logs_fail(lab, write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   no_hdr = dataclasses.replace(write_output(), hdr=None)
@@ -367,7 +369,7 @@ def testMissingAndCutHdrLogsFail(lab, write_output):
   assert '(HDR log /r/populate.loader0.hdr)' in message
 
 
-def testFullOutputDirectoryIsNamedFirst(testdata, write_output):
+def test_full_output_directory_is_named_first(testdata, write_output):
   """A disk that filled cuts the HDR log silently; the message says why."""
   settings = Settings()
   step = StepOf(settings, 'populate')
@@ -387,7 +389,9 @@ def testFullOutputDirectoryIsNamedFirst(testdata, write_output):
   assert 'no space left' not in message
 
 
-def testFailedCommandsAreAllReportedWithTheToolsMessage(lab, write_output):
+def test_failed_commands_are_all_reported_with_the_tools_message(
+    lab, write_output
+):
   settings = Settings()
   step = StepOf(settings, 'populate')
   rejected = dataclasses.replace(
@@ -422,7 +426,7 @@ def testFailedCommandsAreAllReportedWithTheToolsMessage(lab, write_output):
         ({'exit_code': 0}, None),
     ],
 )
-def testLoaderFailureSaysWhatHappenedInOneLine(changes, failure):
+def test_loader_failure_says_what_happened_in_one_line(changes, failure):
   step = StepOf(Settings(), 'populate')
   record = dataclasses.replace(Record(step).loaders[0], **changes)
   said = phase_results.LoaderFailure(record)
@@ -432,7 +436,7 @@ def testLoaderFailureSaysWhatHappenedInOneLine(changes, failure):
     assert failure in said and '\n' not in said
 
 
-def testRunThatNeverEndedFails(write_output):
+def test_run_that_never_ended_fails(write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   record = Record(step, changes={0: {'end_s': None, 'exit_code': None}})
@@ -442,7 +446,7 @@ def testRunThatNeverEndedFails(write_output):
   assert 'loader 0 (vm0): cassandra-stress did not finish' in message
 
 
-def testSaturatedLoadersAreMarked(write_output):
+def test_saturated_loaders_are_marked(write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   result = phase_results.ResultOfStep(
@@ -457,7 +461,7 @@ def testSaturatedLoadersAreMarked(write_output):
   assert result.loader_cpu[0].mean_pct < settings.loader_cpu_threshold
 
 
-def testSaturatedLoadersFailWhenAskedTo(write_output):
+def test_saturated_loaders_fail_when_asked_to(write_output):
   settings = Settings(loader_saturation_action='fail')
   step = StepOf(settings, 'populate')
   with pytest.raises(phase_results.PhaseOutputError) as raised:
@@ -471,7 +475,7 @@ def testSaturatedLoadersFailWhenAskedTo(write_output):
   assert 'saturated' in str(raised.value)
 
 
-def testThresholdDecidesSaturation(write_output):
+def test_threshold_decides_saturation(write_output):
   settings = Settings(loader_cpu_threshold=30.0)
   step = StepOf(settings, 'populate')
   result = phase_results.ResultOfStep(
@@ -481,7 +485,7 @@ def testThresholdDecidesSaturation(write_output):
   assert result.saturated
 
 
-def testMissingCpuSamplesAreNotedNotFatal(write_output):
+def test_missing_cpu_samples_are_noted_not_fatal(write_output):
   settings = Settings()
   step = StepOf(settings, 'populate')
   no_cpu = dataclasses.replace(write_output(), cpu=None)
@@ -493,7 +497,7 @@ def testMissingCpuSamplesAreNotedNotFatal(write_output):
   assert 'loader 0 (vm0): CPU samples missing' in result.cpu_problems[0]
 
 
-def testSpanUsesLoaderTimesElseControllerTimes():
+def test_span_uses_loader_times_else_controller_times():
   settings = Settings()
   step = StepOf(settings, 'populate')
   record = Record(
@@ -506,7 +510,7 @@ def testSpanUsesLoaderTimesElseControllerTimes():
   assert record.Span() == (100.0, 260.0)
 
 
-def testHdrLogCutAtALineBoundaryFailsTheStep(write_output):
+def test_hdr_log_cut_at_a_line_boundary_fails_the_step(write_output):
   """A cut HDR log still parses, but holds fewer operations than its run."""
   settings = Settings()
   step = StepOf(settings, 'populate')

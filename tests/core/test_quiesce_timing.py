@@ -53,7 +53,7 @@ def _All(status):
   return {node: status for node in NODES}
 
 
-def testQuiescedAfterSettleWindow():
+def test_quiesced_after_settle_window():
   tracker = _Run([
       (0, _All(RUNNING)),
       (5, _All(IDLE)),
@@ -66,7 +66,7 @@ def testQuiescedAfterSettleWindow():
   assert tracker.last_busy_at == 0
 
 
-def testPendingWithNothingRunningIsNotIdle():
+def test_pending_with_nothing_running_is_not_idle():
   polls = [(t, _All(IDLE)) for t in range(0, 60, 5)]
   polls[2] = (10, {'n0': IDLE, 'n1': QUEUED, 'n2': IDLE})
   tracker = _Run(polls)
@@ -76,7 +76,7 @@ def testPendingWithNothingRunningIsNotIdle():
   assert tracker.last_busy_at == 10
 
 
-def testTabletTransitionIsNotIdle():
+def test_tablet_transition_is_not_idle():
   polls = [(t, _All(IDLE)) for t in range(0, 60, 5)]
   polls[1] = (5, {'n0': IDLE, 'n1': IDLE, 'n2': TABLETS})
   tracker = _Run(polls)
@@ -90,7 +90,7 @@ def testTabletTransitionIsNotIdle():
     'unreachable',
     [{'n0': IDLE, 'n1': None, 'n2': IDLE}, {'n0': IDLE, 'n2': IDLE}],
 )
-def testUnreachableNodeResetsIdleness(unreachable):
+def test_unreachable_node_resets_idleness(unreachable):
   polls = [(t, _All(IDLE)) for t in range(0, 60, 5)]
   polls[1] = (5, unreachable)
   tracker = _Run(polls)
@@ -100,7 +100,7 @@ def testUnreachableNodeResetsIdleness(unreachable):
   assert tracker.last_busy_at is None
 
 
-def testTimeoutWhenNeverIdle():
+def test_timeout_when_never_idle():
   polls = [(t, _All(QUEUED)) for t in range(0, 1000, 5)]
   tracker = _Run(polls, timeout_s=60)
   assert tracker.status == quiesce_timing.TIMEOUT
@@ -108,19 +108,19 @@ def testTimeoutWhenNeverIdle():
   assert tracker.polls == 13
 
 
-def testTimeoutWhenSettleNeverCompletes():
+def test_timeout_when_settle_never_completes():
   polls = [(t, _All(IDLE)) for t in range(0, 1000, 5)]
   tracker = _Run(polls, settle_s=300, timeout_s=60)
   assert tracker.status == quiesce_timing.TIMEOUT
   assert tracker.idle_since == 0
 
 
-def testZeroSettleQuiescesOnFirstIdlePoll():
+def test_zero_settle_quiesces_on_first_idle_poll():
   tracker = _Run([(0, _All(RUNNING)), (5, _All(IDLE))], settle_s=0)
   assert (tracker.status, tracker.polls) == (quiesce_timing.QUIESCED, 2)
 
 
-def testObserveAfterFinishRaises():
+def test_observe_after_finish_raises():
   tracker = _Run([(0, _All(IDLE))], settle_s=0)
   with pytest.raises(ValueError, match='already finished'):
     quiesce_timing.Observe(tracker, 5, _All(IDLE))
@@ -138,7 +138,7 @@ def histories(lab):
   }
 
 
-def testCompactionEndOfKeyspaceOnly(histories):
+def test_compaction_end_of_keyspace_only(histories):
   # Node clocks agree with the controller. The system_schema compactions at
   # 22:40:02 on c41 are later than some keyspace1 ones but do not count.
   work = quiesce_timing.CompactionEnd(
@@ -157,7 +157,7 @@ def testCompactionEndOfKeyspaceOnly(histories):
   )
 
 
-def testCompactionEndCorrectsClockOffsets(histories):
+def test_compaction_end_corrects_clock_offsets(histories):
   # c41's clock is 20 minutes behind the controller's: its last compaction
   # ended at controller time 23:04:57.293.
   work = quiesce_timing.CompactionEnd(
@@ -182,7 +182,7 @@ def testCompactionEndCorrectsClockOffsets(histories):
   )
 
 
-def testCompactionEndIgnoresEarlierCompactions(histories):
+def test_compaction_end_ignores_earlier_compactions(histories):
   work = quiesce_timing.CompactionEnd(
       histories,
       {'c50': 0.0, 'c41': 0.0},
@@ -192,14 +192,14 @@ def testCompactionEndIgnoresEarlierCompactions(histories):
   assert work.count == 2 + 9
 
 
-def testCompactionEndWithoutCompactions(histories):
+def test_compaction_end_without_compactions(histories):
   work = quiesce_timing.CompactionEnd(
       histories, {'c50': 0.0, 'c41': 0.0}, since=0, keyspace='other'
   )
   assert work == quiesce_timing.CompactionWork(None, 0, 0, 0)
 
 
-def testCompactionEndNeedsEveryOffset(histories):
+def test_compaction_end_needs_every_offset(histories):
   with pytest.raises(ValueError, match='c41'):
     quiesce_timing.CompactionEnd(histories, {'c50': 0.0}, since=0, keyspace='k')
 
@@ -218,8 +218,10 @@ def _Finished(status=quiesce_timing.QUIESCED, last_busy_at=1900.0):
   )
 
 
-def testSummarize():
-  work = quiesce_timing.CompactionWork(end=1897.5, count=12, bytes_in=10, bytes_out=7)
+def test_summarize():
+  work = quiesce_timing.CompactionWork(
+      end=1897.5, count=12, bytes_in=10, bytes_out=7
+  )
   result = quiesce_timing.Summarize(_Finished(), work, 1000.0, 1500.0)
   assert result == quiesce_timing.QuiesceResult(
       status=quiesce_timing.QUIESCED,
@@ -236,16 +238,20 @@ def testSummarize():
   )
 
 
-def testSummarizeWithoutCompactions():
+def test_summarize_without_compactions():
   work = quiesce_timing.CompactionWork(None, 0, 0, 0)
-  result = quiesce_timing.Summarize(_Finished(last_busy_at=None), work, 1000.0, 1500.0)
+  result = quiesce_timing.Summarize(
+      _Finished(last_busy_at=None), work, 1000.0, 1500.0
+  )
   assert result.time_to_compact_s == 0
   assert result.total_time_to_quiesce_s == result.populate_time_s == 500.0
   assert result.busy_until_s is None
 
 
-def testSummarizeCompactionsFinishedDuringPopulate():
-  work = quiesce_timing.CompactionWork(end=1400.0, count=3, bytes_in=1, bytes_out=1)
+def test_summarize_compactions_finished_during_populate():
+  work = quiesce_timing.CompactionWork(
+      end=1400.0, count=3, bytes_in=1, bytes_out=1
+  )
   result = quiesce_timing.Summarize(_Finished(), work, 1000.0, 1500.0, ('n2',))
   assert result.time_to_compact_s == 0
   assert result.total_time_to_quiesce_s == 500.0
@@ -253,8 +259,10 @@ def testSummarizeCompactionsFinishedDuringPopulate():
   assert result.nodes_without_history == ('n2',)
 
 
-def testSummarizeKeepsTimeout():
-  work = quiesce_timing.CompactionWork(end=1800.0, count=1, bytes_in=1, bytes_out=1)
+def test_summarize_keeps_timeout():
+  work = quiesce_timing.CompactionWork(
+      end=1800.0, count=1, bytes_in=1, bytes_out=1
+  )
   result = quiesce_timing.Summarize(
       _Finished(status=quiesce_timing.TIMEOUT), work, 1000.0, 1500.0
   )
@@ -262,7 +270,9 @@ def testSummarizeKeepsTimeout():
   assert result.time_to_compact_s == 300.0
 
 
-def testSummarizeNeedsFinishedWait():
+def test_summarize_needs_finished_wait():
   tracker = quiesce_timing.PollTracker(NODES, 0, 10, 100)
   with pytest.raises(ValueError, match='not finished'):
-    quiesce_timing.Summarize(tracker, quiesce_timing.CompactionWork(None, 0, 0, 0), 0, 1)
+    quiesce_timing.Summarize(
+        tracker, quiesce_timing.CompactionWork(None, 0, 0, 0), 0, 1
+    )

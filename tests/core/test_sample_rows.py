@@ -28,6 +28,7 @@ from perfkit_plugins.core import plan
 from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.testing import run_contexts
 
 PKB_DEFAULT_KEYS = ('run_uri', 'machine_type', 'zone', 'num_cpus', 'image')
 
@@ -105,18 +106,8 @@ def Result(ops, status='ok', cpu_max=40.0):
 
 
 def Context(**changes):
-  fields = dict(
-      engine='scylla',
-      version='2026.3.0',
-      servers=3,
-      server_machine_type='z3-highmem-88',
-      server_vcpus=264,
-      shards=240,
-      server_price=cost.LookUp('z3-highmem-88'),
-      tuning={'irq_cpus': '0,44', 'scylla_cpuset': '1-43'},
-  )
-  fields.update(changes)
-  return sample_rows.RunContext(**fields)
+  changes.setdefault('tuning', {'irq_cpus': '0,44', 'scylla_cpuset': '1-43'})
+  return run_contexts.ScyllaZ3(**changes)
 
 
 def Rows(rows, metric, **metadata):
@@ -133,7 +124,7 @@ def One(rows, metric, **metadata):
   return row
 
 
-def testStressStepRows():
+def test_stress_step_rows():
   step = Steps()['populate']
   rows = sample_rows.StressRows(
       step, Result([Op('WRITE', (0, 1), rate=2.23e6)]), Context()
@@ -159,7 +150,7 @@ def testStressStepRows():
   assert status.metadata['scylla_error'] == ''
 
 
-def testCostRowsUseTheClusterPrice():
+def test_cost_rows_use_the_cluster_price():
   step = Steps()['populate']
   rows = sample_rows.StressRows(
       step, Result([Op('WRITE', (0, 1), rate=1e6)]), Context()
@@ -174,7 +165,7 @@ def testCostRowsUseTheClusterPrice():
   assert 'catalog' in metadata['scylla_price_source']
 
 
-def testNoPriceNoCostRowsAndMetadataSaysWhy():
+def test_no_price_no_cost_rows_and_metadata_says_why():
   step = Steps()['populate']
   rows = sample_rows.StressRows(
       step,
@@ -188,7 +179,7 @@ def testNoPriceNoCostRowsAndMetadataSaysWhy():
   assert 'no price known for n2-highmem-96' in metadata['scylla_price_source']
 
 
-def testOverriddenPriceIsNamedAsSuch():
+def test_overridden_price_is_named_as_such():
   step = Steps()['populate']
   rows = sample_rows.StressRows(
       step,
@@ -200,7 +191,7 @@ def testOverriddenPriceIsNamedAsSuch():
   assert metadata['scylla_price_source'] == cost.USER_SOURCE
 
 
-def testUnknownShardsSkipThePerShardRow():
+def test_unknown_shards_skip_the_per_shard_row():
   step = Steps()['populate']
   rows = sample_rows.StressRows(
       step, Result([Op('WRITE', (0, 1))]), Context(shards=None)
@@ -209,7 +200,7 @@ def testUnknownShardsSkipThePerShardRow():
   assert 'scylla_shards' not in One(rows, 'op_rate').metadata
 
 
-def testEveryMetadataKeyIsPrefixed():
+def test_every_metadata_key_is_prefixed():
   steps = Steps()
   rows = sample_rows.StressRows(
       steps['populate'], Result([Op('WRITE', (0, 1))]), Context()
@@ -225,7 +216,7 @@ def testEveryMetadataKeyIsPrefixed():
   assert metadata['scylla_loader_key_ranges'] == '1..500,501..1000'
 
 
-def testStepMetadataDescribesTheRun():
+def test_step_metadata_describes_the_run():
   step = Steps()['populate']
   metadata = One(
       sample_rows.StressRows(step, Result([Op('WRITE', (0, 1))]), Context()),
@@ -249,7 +240,7 @@ def testStepMetadataDescribesTheRun():
   assert metadata['scylla_shards'] == 240
 
 
-def testFixedRateStepsPublishBothLatencyKinds():
+def test_fixed_rate_steps_publish_both_latency_kinds():
   step = Steps()['latency_4000']
   rows = sample_rows.StressRows(
       step, Result([Op('WRITE', (0, 1), kinds=('st', 'rt'))]), Context()
@@ -260,7 +251,7 @@ def testFixedRateStepsPublishBothLatencyKinds():
   assert len(Rows(rows, 'latency_p99_series')) == 2
 
 
-def testReadsDuringWritesDescribesEachGroup():
+def test_reads_during_writes_describes_each_group():
   step = Steps()['reads_during_writes']
   result = Result([
       Op('READ', (1,)),
@@ -283,7 +274,7 @@ def testReadsDuringWritesDescribesEachGroup():
   assert total['scylla_threads'] == '8,64'
 
 
-def testTimeSeriesRowsHaveWhatCreateTimeSeriesSampleNeeds():
+def test_time_series_rows_have_what_create_time_series_sample_needs():
   step = Steps()['populate']
   rows = sample_rows.StressRows(step, Result([Op('WRITE', (0, 1))]), Context())
   rates = One(rows, 'op_rate_series')
@@ -303,7 +294,7 @@ def testTimeSeriesRowsHaveWhatCreateTimeSeriesSampleNeeds():
   )
 
 
-def testSaturatedMarkedStepIsPublishedAndMarked():
+def test_saturated_marked_step_is_published_and_marked():
   step = Steps()['populate']
   rows = sample_rows.StressRows(
       step,
@@ -316,7 +307,7 @@ def testSaturatedMarkedStepIsPublishedAndMarked():
   assert status.metadata['scylla_status'] == 'loader_saturated'
 
 
-def testFailedStepHasOnlyItsStatus():
+def test_failed_step_has_only_its_status():
   step = Steps()['populate']
   error = phase_results.PhaseOutputError(
       'populate', ['loader 1 (vm1): log /r/populate.loader1.log missing']
@@ -351,7 +342,7 @@ def Quiesced(status=quiesce_timing.QUIESCED):
   )
 
 
-def testQuiesceAfterPopulate():
+def test_quiesce_after_populate():
   step = Steps()['quiesce']
   rows = sample_rows.QuiesceRows(step, Quiesced(), Context())
   assert One(rows, 'populate_time').value == 16020.0
@@ -365,7 +356,7 @@ def testQuiesceAfterPopulate():
   assert One(rows, 'compactions').metadata['scylla_step'] == 'quiesce'
 
 
-def testQuiesceWithoutPopulateHasNoPopulateTimes():
+def test_quiesce_without_populate_has_no_populate_times():
   step = Steps(phases=('quiesce', 'mixed'))['quiesce']
   rows = sample_rows.QuiesceRows(step, Quiesced(), Context())
   assert not Rows(rows, 'populate_time')
@@ -373,7 +364,7 @@ def testQuiesceWithoutPopulateHasNoPopulateTimes():
   assert One(rows, 'compactions').value == 412
 
 
-def testFlushQuiesceReportsTimeToCompactAfterItsLoad():
+def test_flush_quiesce_reports_time_to_compact_after_its_load():
   step = Steps()['flush_quiesce_before_latency_8000']
   rows = sample_rows.QuiesceRows(step, Quiesced(), Context())
   assert One(rows, 'time_to_compact').value == 1260.0
@@ -381,9 +372,11 @@ def testFlushQuiesceReportsTimeToCompactAfterItsLoad():
   assert not Rows(rows, 'total_time_to_quiesce')
 
 
-def testQuiesceTimeoutIsAFailedStatusWithFigures():
+def test_quiesce_timeout_is_a_failed_status_with_figures():
   step = Steps()['quiesce']
-  rows = sample_rows.QuiesceRows(step, Quiesced(quiesce_timing.TIMEOUT), Context())
+  rows = sample_rows.QuiesceRows(
+      step, Quiesced(quiesce_timing.TIMEOUT), Context()
+  )
   status = One(rows, 'phase_status')
   assert status.value == 0
   assert status.metadata['scylla_status'] == 'timeout'

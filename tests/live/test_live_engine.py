@@ -144,11 +144,11 @@ def _JvmArguments(node):
   return match.group(1).split(', ')
 
 
-def testConfigureNamesThisNodeTheSeed(lifecycle):
+def test_configure_names_this_node_the_seed(lifecycle):
   assert lifecycle.seeds == ['127.0.0.1']
 
 
-def testStartedNodeIsUpNormalAndServesCql(lifecycle):
+def test_started_node_is_up_normal_and_serves_cql(lifecycle):
   assert [(s.address, s.status, s.state) for s in lifecycle.states] == [
       ('127.0.0.1', 'U', 'N')
   ]
@@ -156,7 +156,7 @@ def testStartedNodeIsUpNormalAndServesCql(lifecycle):
   assert lifecycle.version == lifecycle.node.version
 
 
-def testNodeRunsWithTheRenderedYaml(lifecycle):
+def test_node_runs_with_the_rendered_yaml(lifecycle):
   assert re.search(
       rf'throughput: {COMPACTION_THROUGHPUT_MB} MB/s', lifecycle.throughput
   )
@@ -166,27 +166,27 @@ def testNodeRunsWithTheRenderedYaml(lifecycle):
   assert any(p.startswith('data/system/') for p in before)
 
 
-def testStopRemovesTheDataTheRunWrote(lifecycle):
+def test_stop_removes_the_data_the_run_wrote(lifecycle):
   # The run (here with the owner '') claimed the empty directory: Cleanup
   # leaves it empty.
   assert lifecycle.data_after_stop == ()
 
 
-def testJvmGotTheHeapAndOneCollector(lifecycle):
+def test_jvm_got_the_heap_and_one_collector(lifecycle):
   heap = [a for a in lifecycle.jvm_arguments if a.startswith('-Xmx')]
   assert heap[-1] == f'-Xmx{HEAP_GB}G'
   assert lifecycle.jvm_arguments.count('-XX:+UseG1GC') == 1
   assert not [a for a in lifecycle.jvm_arguments if 'ConcMarkSweep' in a]
 
 
-def testPullLogsCopiesLogAndConfig(lifecycle):
+def test_pull_logs_copies_log_and_config(lifecycle):
   assert {'system.log', 'cassandra.yaml'} <= set(lifecycle.pulled)
   with open(lifecycle.pulled['cassandra.yaml']) as f:
     yaml_text = f.read()
   assert f'native_transport_port: {lifecycle.node.native_port}' in yaml_text
 
 
-def testStopEndsTheProcessByItsPid(lifecycle):
+def test_stop_ends_the_process_by_its_pid(lifecycle):
   assert lifecycle.ran_before_stop
   assert not lifecycle.ran_after_stop
   assert not lifecycle.node.pid_file.exists()

@@ -31,12 +31,12 @@ KEYSPACE = 'live_node'
 TABLE = 'flushed'
 
 
-def testNodeServesCqlAndRunsUnderItsPid(cassandra):
+def test_node_serves_cql_and_runs_under_its_pid(cassandra):
   assert cassandra_node.ServesCql(cassandra.native_port)
   assert cassandra_node.ProcessRuns(cassandra.pid)
 
 
-def testNodeStatesSeeTheNodeUpNormal(cassandra_engine, cassandra_vm):
+def test_node_states_see_the_node_up_normal(cassandra_engine, cassandra_vm):
   states = cassandra_engine.NodeStates(cassandra_vm)
   assert [(s.address, s.status, s.state) for s in states] == [
       ('127.0.0.1', 'U', 'N')
@@ -47,18 +47,20 @@ def testNodeStatesSeeTheNodeUpNormal(cassandra_engine, cassandra_vm):
   ]
 
 
-def testVersionIsTheRunningRelease(cassandra, cassandra_engine, cassandra_vm):
+def test_version_is_the_running_release(
+    cassandra, cassandra_engine, cassandra_vm
+):
   assert cassandra_engine.Version(cassandra_vm) == cassandra.version
 
 
-def testCommandsRanThroughTheVm(cassandra, cassandra_engine, cassandra_vm):
+def test_commands_ran_through_the_vm(cassandra, cassandra_engine, cassandra_vm):
   cassandra_engine.CompactionStatus(cassandra_vm)
   [command] = cassandra_vm.commands
   assert 'compactionstats' in command
   assert str(cassandra.jmx_port) in command
 
 
-def testFlushWritesTheMemtableToAnSSTable(
+def test_flush_writes_the_memtable_to_an_ss_table(
     cassandra, cassandra_engine, cassandra_vm
 ):
   cluster, session = cql_load.Connect(cassandra.native_port)

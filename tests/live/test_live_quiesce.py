@@ -171,21 +171,21 @@ def _Since(run):
   return [h for h in run.cql_history if h[0] / 1000 >= run.populate_start]
 
 
-def testCompactionStatusSeesTheBacklog(run):
+def test_compaction_status_sees_the_backlog(run):
   assert run.busy.running >= 1
   assert not run.busy.idle
 
 
-def testQuiescedAndIdleAfterwards(run):
+def test_quiesced_and_idle_afterwards(run):
   assert run.result.status == quiesce_timing.QUIESCED
   assert run.after.idle
 
 
-def testBacklogNeededSeveralCompactions(run):
+def test_backlog_needed_several_compactions(run):
   assert len(_Since(run)) >= 2
 
 
-def testMeasuredEndMatchesCompactionHistory(run):
+def test_measured_end_matches_compaction_history(run):
   last_end = max(ms for ms, _, _ in _Since(run)) / 1000
   measured_end = run.populate_start + run.result.total_time_to_quiesce_s
   assert abs(measured_end - last_end) <= MAX_END_ERROR_S
@@ -194,7 +194,7 @@ def testMeasuredEndMatchesCompactionHistory(run):
   )
 
 
-def testCountsAndBytesMatchCompactionHistory(run):
+def test_counts_and_bytes_match_compaction_history(run):
   since = _Since(run)
   assert run.result.compactions == len(since)
   assert run.result.bytes_in == sum(b for _, b, _ in since)
@@ -202,13 +202,13 @@ def testCountsAndBytesMatchCompactionHistory(run):
   assert run.result.nodes_without_history == ()
 
 
-def testPhaseDidNotEndBeforeTheLastCompaction(run):
+def test_phase_did_not_end_before_the_last_compaction(run):
   last_end = max(ms for ms, _, _ in run.cql_history) / 1000
   assert run.returned_at >= last_end
   assert run.result.wait_s >= SETTLE_S
 
 
-def testParsedHistoryMatchesCql(run):
+def test_parsed_history_matches_cql(run):
   parsed = sorted(
       (h.compacted_at_ms, h.bytes_in, h.bytes_out)
       for h in run.parsed_history
@@ -217,7 +217,7 @@ def testParsedHistoryMatchesCql(run):
   assert parsed == run.cql_history
 
 
-def testParsedHistoryStartsPrecedeEnds(run):
+def test_parsed_history_starts_precede_ends(run):
   ours = [h for h in run.parsed_history if h.keyspace == KEYSPACE]
   assert ours
   for h in ours:

@@ -45,7 +45,9 @@ def fake_mvn(tmp_path, monkeypatch):
   return Install
 
 
-def testFetchJarsCopiesIntoTheCacheAndMarksItComplete(fake_mvn, tmp_path):
+def test_fetch_jars_copies_into_the_cache_and_marks_it_complete(
+    fake_mvn, tmp_path
+):
   log = fake_mvn(
       'for a in "$@"; do case $a in -DoutputDirectory=*)'
       ' d=${a#-DoutputDirectory=}; mkdir -p "$d"; touch'
@@ -60,7 +62,7 @@ def testFetchJarsCopiesIntoTheCacheAndMarksItComplete(fake_mvn, tmp_path):
   assert sorted(p.name for p in (tmp_path / 'cache').iterdir()) == ['5.0.9']
 
 
-def testFetchJarsDoesNotRunMavenWhenCached(fake_mvn, tmp_path):
+def test_fetch_jars_does_not_run_maven_when_cached(fake_mvn, tmp_path):
   log = fake_mvn('exit 1')
   version_dir = tmp_path / 'cache' / '4.1.10'
   (version_dir / 'lib').mkdir(parents=True)
@@ -71,19 +73,19 @@ def testFetchJarsDoesNotRunMavenWhenCached(fake_mvn, tmp_path):
   assert not log.exists()
 
 
-def testFailedFetchRaisesAndLeavesNothingBehind(fake_mvn, tmp_path):
+def test_failed_fetch_raises_and_leaves_nothing_behind(fake_mvn, tmp_path):
   fake_mvn('echo "Could not resolve cassandra-all"; exit 1')
   with pytest.raises(cassandra_node.CassandraNodeError, match='resolve'):
     cassandra_node.FetchJars('9.9.9', tmp_path / 'cache')
   assert list((tmp_path / 'cache').iterdir()) == []
 
 
-def testCacheRootFromEnvironment(monkeypatch, tmp_path):
+def test_cache_root_from_environment(monkeypatch, tmp_path):
   monkeypatch.setenv(cassandra_node.CACHE_ENV, str(tmp_path))
   assert cassandra_node.LibDir('5.0.9') == tmp_path / '5.0.9' / 'lib'
 
 
-def testNodeConfigStaysOnLoopbackAndInItsDirectory(tmp_path):
+def test_node_config_stays_on_loopback_and_in_its_directory(tmp_path):
   config = cassandra_node.NodeConfig(tmp_path, 17000, 19042)
   text = yaml.safe_dump(config)
   assert config['listen_address'] == config['rpc_address'] == '127.0.0.1'
@@ -96,7 +98,7 @@ def testNodeConfigStaysOnLoopbackAndInItsDirectory(tmp_path):
   assert str(tmp_path) in text
 
 
-def testNodetoolScriptUsesTheNodePortUnlessGivenOne(tmp_path):
+def test_nodetool_script_uses_the_node_port_unless_given_one(tmp_path):
   script = cassandra_node.NodetoolScript(17199)
   path = tmp_path / 'nodetool'
   path.write_text(script.replace('exec "$', 'exec echo "$'))
@@ -118,10 +120,10 @@ def testNodetoolScriptUsesTheNodePortUnlessGivenOne(tmp_path):
   assert Args('repair', '-pr')[-3:] == ['17199', 'repair', '-pr']
 
 
-def testVersionedOptionsFileFollowsTheTarballScripts():
+def test_versioned_options_file_follows_the_tarball_scripts():
   assert cassandra_node.VersionedOptionsFile('4.1.10') == 'jvm11-server.options'
   assert cassandra_node.VersionedOptionsFile('5.0.9') == 'jvm17-server.options'
 
 
-def testCqlOptionsFrameIsAProtocolV4Options():
+def test_cql_options_frame_is_a_protocol_v4_options():
   assert cassandra_node.CqlOptionsFrame() == bytes.fromhex('040000000500000000')

@@ -20,21 +20,25 @@ from perfkit_plugins import clock_offsets
 from perfkit_plugins.testing import fake_vm
 
 
-def testMeasureClockOffset(testdata):
+def test_measure_clock_offset(testdata):
   vm = fake_vm.FakeVm('server-0')
   vm.Reply(r'^date \+%s\.%N$', testdata('clocks', 'date-s-N.txt'))
   ticks = iter([1795307100.0, 1795307100.4, 1795307101.0, 1795307101.2])
-  offset = clock_offsets.MeasureClockOffset(vm, samples=2, clock=lambda: next(ticks))
+  offset = clock_offsets.MeasureClockOffset(
+      vm, samples=2, clock=lambda: next(ticks)
+  )
   assert vm.commands == ['date +%s.%N'] * 2
   assert offset.offset_s == pytest.approx(1795307211.574198596 - 1795307101.1)
   assert offset.uncertainty_s == pytest.approx(0.1)
 
 
-def testMeasureClockOffsets(testdata):
+def test_measure_clock_offsets(testdata):
   vms = [fake_vm.FakeVm('server-0'), fake_vm.FakeVm('loader-0')]
   for vm in vms:
     vm.Reply(r'^date ', testdata('clocks', 'date-s-N.txt'))
-  offsets = clock_offsets.MeasureClockOffsets(vms, samples=3, clock=lambda: 1795307200)
+  offsets = clock_offsets.MeasureClockOffsets(
+      vms, samples=3, clock=lambda: 1795307200
+  )
   assert set(offsets) == {'server-0', 'loader-0'}
   assert offsets['loader-0'].offset_s == pytest.approx(11.574198596)
   assert all(len(vm.commands) == 3 for vm in vms)

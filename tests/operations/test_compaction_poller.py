@@ -110,7 +110,7 @@ def _Wait(engine, vms, clock, **kwargs):
   )
 
 
-def testQuiescesAndMeasuresFromHistory(vms, history):
+def test_quiesces_and_measures_from_history(vms, history):
   # server-0 compacts for two polls, server-1 has queued work with nothing
   # running until the fourth poll, server-2 cannot be reached at the third.
   engine = FakeEngine(
@@ -141,7 +141,7 @@ def testQuiescesAndMeasuresFromHistory(vms, history):
   assert result.nodes_without_history == ()
 
 
-def testTimeoutNeverHangs(vms, history):
+def test_timeout_never_hangs(vms, history):
   engine = FakeEngine(
       {'server-0': [IDLE], 'server-1': [QUEUED], 'server-2': [IDLE]},
       {name: history for name in ('server-0', 'server-1', 'server-2')},
@@ -154,7 +154,7 @@ def testTimeoutNeverHangs(vms, history):
   assert result.compactions == 9
 
 
-def testNodeWithoutHistory(vms, history):
+def test_node_without_history(vms, history):
   engine = FakeEngine(
       {name: [IDLE] for name in ('server-0', 'server-1', 'server-2')},
       {
@@ -169,7 +169,7 @@ def testNodeWithoutHistory(vms, history):
   assert result.compactions == 6
 
 
-def testHungNodeCountsAsUnreachable(vms, history):
+def test_hung_node_counts_as_unreachable(vms, history):
   release = threading.Event()
   hung = []
 
@@ -195,7 +195,7 @@ def testHungNodeCountsAsUnreachable(vms, history):
   assert result.polls == 2
 
 
-def testLogsAtMostEveryMinute(vms, history, caplog):
+def test_logs_at_most_every_minute(vms, history, caplog):
   engine = FakeEngine(
       {
           'server-0': [RUNNING] * 30 + [IDLE],

@@ -36,7 +36,6 @@ import pytest
 
 from perfkit_plugins import phase_runner
 from perfkit_plugins import remote_errors
-from perfkit_plugins.core import cost
 from perfkit_plugins.core import loader_cpu
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
@@ -44,6 +43,7 @@ from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import run_contexts
 
 WRITE_TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
 WRITE_HDR = 'cs-write-n200k-seq-t50-hdr.w.hdr'
@@ -72,18 +72,6 @@ def Steps(settings):
       settings, ['10.0.0.1'], 1 << 30, '/opt/cs/bin/cassandra-stress', '/r'
   )
   return {step.name: step for step in steps}
-
-
-def Context():
-  return sample_rows.RunContext(
-      engine='scylla',
-      version='2026.3.0',
-      servers=3,
-      server_machine_type='z3-highmem-88',
-      server_vcpus=264,
-      shards=240,
-      server_price=cost.LookUp('z3-highmem-88'),
-  )
 
 
 @pytest.fixture
@@ -135,7 +123,7 @@ def LocalFiles(local_dir):
   return sorted(os.listdir(local_dir))
 
 
-def testWholeStepOnRealOutputs(tmp_path, outputs):
+def test_whole_step_on_real_outputs(tmp_path, outputs):
   settings = Settings()
   step = Steps(settings)['populate']
   vms = Loaders()
@@ -170,14 +158,14 @@ def testWholeStepOnRealOutputs(tmp_path, outputs):
   result = phase_runner.LoadStepResult(step, record, settings)
   assert result.ops['WRITE'].op_rate == pytest.approx(2 * 200000 / 9.4)
   assert result.ops['WRITE'].operations == 400000
-  rows = sample_rows.StressRows(step, result, Context())
+  rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   assert {row.metric for row in rows} == expected_samples.STRESS_METRICS
   assert len(rows) == 20
   (status,) = [row for row in rows if row.metric == 'phase_status']
   assert status.value == 1
 
 
-def testFixedRateStepPublishesResponseAndServiceTime(
+def test_fixed_rate_step_publishes_response_and_service_time(
     tmp_path, outputs, lab, shifted_hdr
 ):
   settings = Settings()
@@ -189,7 +177,7 @@ def testFixedRateStepPublishesResponseAndServiceTime(
     Serve(vm, run, files)
   record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
   result = phase_runner.LoadStepResult(step, record, settings)
-  rows = sample_rows.StressRows(step, result, Context())
+  rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   kinds = sorted(
       row.metadata['scylla_latency_kind']
       for row in rows
@@ -206,7 +194,7 @@ def testFixedRateStepPublishesResponseAndServiceTime(
   assert not vms[0].CommandsMatching(PROGRESS)
 
 
-def testLoadersStartTogether(tmp_path, outputs):
+def test_loaders_start_together(tmp_path, outputs):
   settings = Settings(loader_count=3)
   step = Steps(settings)['populate']
   vms = Loaders(3)
@@ -228,7 +216,9 @@ def testLoadersStartTogether(tmp_path, outputs):
   assert waited == [True, True, True]
 
 
-def testNoLoaderStartsBeforeEveryLoaderThreadIsReady(tmp_path, outputs):
+def test_no_loader_starts_before_every_loader_thread_is_ready(
+    tmp_path, outputs
+):
   settings = Settings(phases=('latency',))
   step = Steps(settings)['latency_4000']
   vms = Loaders()
@@ -263,7 +253,7 @@ def testNoLoaderStartsBeforeEveryLoaderThreadIsReady(tmp_path, outputs):
   assert len(vms[0].CommandsMatching(WRAPPER)) == 1
 
 
-def testUsesTheGivenThreadRunner(tmp_path, outputs):
+def test_uses_the_given_thread_runner(tmp_path, outputs):
   settings = Settings()
   step = Steps(settings)['latency_4000']
   vms = Loaders()
@@ -288,13 +278,13 @@ def testUsesTheGivenThreadRunner(tmp_path, outputs):
 def Failure(step, record, settings):
   with pytest.raises(phase_results.PhaseOutputError) as raised:
     phase_runner.LoadStepResult(step, record, settings)
-  (row,) = sample_rows.FailureRows(step, Context(), raised.value)
+  (row,) = sample_rows.FailureRows(step, run_contexts.ScyllaZ3(), raised.value)
   assert (row.metric, row.value) == ('phase_status', 0)
   assert row.metadata['scylla_status'] == 'failed'
   return row.metadata['scylla_error']
 
 
-def testLoaderFailingMidPhase(tmp_path, outputs, lab, testdata):
+def test_loader_failing_mid_phase(tmp_path, outputs, lab, testdata):
   settings = Settings()
   step = Steps(settings)['populate']
   vms = Loaders()
@@ -328,7 +318,7 @@ def testLoaderFailingMidPhase(tmp_path, outputs, lab, testdata):
   assert 'loader 0' not in error
 
 
-def testMissingHdrFile(tmp_path, outputs):
+def test_missing_hdr_file(tmp_path, outputs):
   settings = Settings()
   step = Steps(settings)['populate']
   vms = Loaders()
@@ -344,7 +334,7 @@ def testMissingHdrFile(tmp_path, outputs):
   assert 'loader 1 (loader1): HDR log /r/populate.loader1.hdr missing' in error
 
 
-def testEmptyOutput(tmp_path, outputs):
+def test_empty_output(tmp_path, outputs):
   settings = Settings()
   step = Steps(settings)['populate']
   vms = Loaders()
@@ -357,7 +347,7 @@ def testEmptyOutput(tmp_path, outputs):
   assert 'loader 0 (loader0): log /r/populate.loader0.log: Empty' in error
 
 
-def testUnreachableLoader(tmp_path, outputs):
+def test_unreachable_loader(tmp_path, outputs):
   settings = Settings()
   step = Steps(settings)['populate']
   vms = Loaders()
@@ -393,7 +383,7 @@ class StepClock:
       return self._now
 
 
-def testProgressOfALongStep(tmp_path, outputs, lab, caplog):
+def test_progress_of_a_long_step(tmp_path, outputs, lab, caplog):
   settings = Settings()
   step = Steps(settings)['populate']
   vms = Loaders()
@@ -434,7 +424,7 @@ def testProgressOfALongStep(tmp_path, outputs, lab, caplog):
   )
 
 
-def testProgressMessage():
+def test_progress_message():
   settings = Settings()
   steps = Steps(settings)
   latency = steps['latency_4000']
@@ -476,7 +466,7 @@ def _LoaderRun(directory, command, **changes):
   return plan.LoaderRun(**fields)
 
 
-def testLoaderCommandQuotesEveryPath():
+def test_loader_command_quotes_every_path():
   run = _LoaderRun(
       '/r/a b',
       "/opt/cs/bin/cassandra-stress write 'n=10'",
@@ -498,7 +488,7 @@ def testLoaderCommandQuotesEveryPath():
   assert command.endswith('exit $status')
 
 
-def testLoaderCommandRunsUnderPosixSh(tmp_path, lab):
+def test_loader_command_runs_under_posix_sh(tmp_path, lab):
   """Runs the real command with /bin/sh and a stand-in for cassandra-stress."""
   directory = tmp_path / "it's a dir"
   text_path = tmp_path / 'output.txt'
@@ -524,7 +514,7 @@ def testLoaderCommandRunsUnderPosixSh(tmp_path, lab):
   assert len(samples) >= 2
 
 
-def testDelayedLoaderCommandStartsLateUnderPosixSh(tmp_path):
+def test_delayed_loader_command_starts_late_under_posix_sh(tmp_path):
   """A reader's start delay: `start` is written after it, the CPU too."""
   run = _LoaderRun(
       tmp_path,
@@ -549,14 +539,14 @@ def testDelayedLoaderCommandStartsLateUnderPosixSh(tmp_path):
   assert first.time_s >= launched + 2
 
 
-def testRefusesOtherSteps():
+def test_refuses_other_steps():
   settings = Settings(phases=('populate', 'quiesce'))
   step = Steps(settings)['quiesce']
   with pytest.raises(ValueError, match='not a stress step'):
     phase_runner.RunStressStep(step, Loaders(), '/tmp', {})
 
 
-def testStopGroupsKillsEveryProcessOfALeftRun(tmp_path):
+def test_stop_groups_kills_every_process_of_a_left_run(tmp_path):
   """A run left behind (its first process killed, as PKB's helper does at a
   bound) is ended by its process group, sampler and all; nothing else is.
   """
@@ -617,7 +607,7 @@ def _GroupMembers(group):
   return members
 
 
-def testRemoteErrorsAreSummedUpInOneLine(testdata):
+def test_remote_errors_are_summed_up_in_one_line(testdata):
   text = testdata('pkb_errors', 'scp-missing-file.txt')
   assert text.count('\n') >= 1
   assert remote_errors.Summary(RuntimeError(text)) == (

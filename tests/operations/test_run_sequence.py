@@ -39,14 +39,13 @@ from perfkit_plugins import phase_runner
 from perfkit_plugins import compaction_poller
 from perfkit_plugins import run_sequence
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import cost
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
-from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import run_contexts
 
 TESTDATA = pathlib.Path(__file__).resolve().parents[1] / 'testdata'
 REST = TESTDATA / 'scylla_rest'
@@ -93,18 +92,6 @@ def Steps(settings):
       3 << 30,
       '/opt/cs/bin/cassandra-stress',
       '/r',
-  )
-
-
-def Context():
-  return sample_rows.RunContext(
-      engine='scylla',
-      version='2026.3.1',
-      servers=3,
-      server_machine_type='z3-highmem-88',
-      server_vcpus=264,
-      shards=240,
-      server_price=cost.LookUp('z3-highmem-88'),
   )
 
 
@@ -236,7 +223,9 @@ def quiesce_calls(monkeypatch):
 
 
 def Rows(outcome):
-  return run_sequence.OutcomeRows(outcome, Context())
+  return run_sequence.OutcomeRows(
+      outcome, run_contexts.ScyllaZ3(version='2026.3.1')
+  )
 
 
 def StatusOf(rows):
@@ -244,7 +233,7 @@ def StatusOf(rows):
   return row
 
 
-def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
+def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   servers, loaders = Servers(), make_loaders(steps)
@@ -274,7 +263,9 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
       assert polls and all(
           sorted(p['nodes']) == sorted(vm.name for vm in servers) for p in polls
       )
-      history = json.loads((step_dir / compaction_poller.HISTORY_FILE).read_text())
+      history = json.loads(
+          (step_dir / compaction_poller.HISTORY_FILE).read_text()
+      )
       assert sorted(history) == sorted(vm.name for vm in servers)
       assert all('compacted_at_ms' in e for h in history.values() for e in h)
     for run in step.runs:
@@ -359,7 +350,7 @@ def testWholeRun(tmp_path, quiesce_calls, make_loaders, stress_output):
   assert operations.value == 4 * 200000
 
 
-def testLoaderCommandFailsMidPhase(tmp_path, make_loaders, stress_output):
+def test_loader_command_fails_mid_phase(tmp_path, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   failing = {s.name: s for s in steps}['read_medium'].runs[2]
@@ -428,7 +419,7 @@ def testLoaderCommandFailsMidPhase(tmp_path, make_loaders, stress_output):
   assert len(failures) == 6
 
 
-def testMissingHdrFile(tmp_path, make_loaders, stress_output):
+def test_missing_hdr_file(tmp_path, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   mixed = steps[-1]
@@ -454,7 +445,7 @@ def testMissingHdrFile(tmp_path, make_loaders, stress_output):
   assert all(StatusOf(Rows(o)).value == 1 for o in outcomes[:-1])
 
 
-def testQuiesceTimesOut(tmp_path, make_loaders, stress_output):
+def test_quiesce_times_out(tmp_path, make_loaders, stress_output):
   settings = Settings()
   steps = Steps(settings)
   loaders = make_loaders(steps)
@@ -505,7 +496,9 @@ def testQuiesceTimesOut(tmp_path, make_loaders, stress_output):
       )
 
 
-def testUnreachableServerDuringQuiesce(tmp_path, make_loaders, stress_output):
+def test_unreachable_server_during_quiesce(
+    tmp_path, make_loaders, stress_output
+):
   settings = Settings()
   steps = Steps(settings)
   servers = Servers()
@@ -538,7 +531,7 @@ def testUnreachableServerDuringQuiesce(tmp_path, make_loaders, stress_output):
   assert row == 'server-1'
 
 
-def testServerLostDuringAStepFailsIt(tmp_path, make_loaders):
+def test_server_lost_during_a_step_fails_it(tmp_path, make_loaders):
   """RF 3 at QUORUM gets through one node down; the step still fails."""
   settings = Settings()
   steps = Steps(settings)

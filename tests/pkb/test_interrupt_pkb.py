@@ -49,7 +49,7 @@ WAIT_S = 30
 STOP = r'^for f in .*\.pgid'
 
 
-def testSigintStopsTheStepsRunsAtOnce(tmp_path):
+def test_sigint_stops_the_steps_runs_at_once(tmp_path):
   settings = settings_lib.Settings(
       phases=('latency',),
       num_keys=400000,

@@ -47,7 +47,6 @@ import pytest
 from perfkit_plugins import phase_runner
 from perfkit_plugins import report_plots
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import cost
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import quiesce_timing
@@ -55,6 +54,7 @@ from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import pkb_checkout
+from perfkit_plugins.testing import run_contexts
 
 CHECKOUT = pkb_checkout.RequireOrSkip()
 pytestmark = pytest.mark.pkb
@@ -98,18 +98,6 @@ def Settings(loaders):
   )
 
 
-def Context():
-  """The lab host: one Apache Cassandra 5.0.2 node on 2 vCPUs."""
-  return sample_rows.RunContext(
-      engine='cassandra',
-      version='5.0.2',
-      servers=1,
-      server_machine_type='lab-host',
-      server_vcpus=2,
-      server_price=cost.LookUp('lab-host', override=0.1),
-  )
-
-
 def _Serve(vm, run, files):
   paths = phase_runner.RemotePaths(run)
 
@@ -145,7 +133,7 @@ def _StressRows(step, index, settings, lab, testdata, shifted_hdr, out_dir):
   os.makedirs(step_dir)
   record = phase_runner.RunStressStep(step, vms, step_dir, {})
   result = phase_runner.LoadStepResult(step, record, settings)
-  return record, sample_rows.StressRows(step, result, Context())
+  return record, sample_rows.StressRows(step, result, run_contexts.LabHost())
 
 
 def _QuiesceRows(step, span, since, lab):
@@ -156,7 +144,9 @@ def _QuiesceRows(step, span, since, lab):
   )
   last_end_s = max(e.compacted_at_ms for e in history) / 1000
   offsets = {'node0': last_end_s - (end + COMPACTION_AFTER_LOAD_S)}
-  work = quiesce_timing.CompactionEnd({'node0': history}, offsets, since, 'keyspace1')
+  work = quiesce_timing.CompactionEnd(
+      {'node0': history}, offsets, since, 'keyspace1'
+  )
   busy = compactions.ParseCompactionStats(lab('nt-busy1-compactionstats.txt'))
   idle = compactions.ParseCompactionStats(lab('nt-idle-compactionstats.txt'))
   tracker = quiesce_timing.PollTracker(
@@ -168,7 +158,7 @@ def _QuiesceRows(step, span, since, lab):
   for after_s, status in polls:
     tracker = quiesce_timing.Observe(tracker, end + after_s, {'node0': status})
   result = quiesce_timing.Summarize(tracker, work, start, end)
-  return sample_rows.QuiesceRows(step, result, Context())
+  return sample_rows.QuiesceRows(step, result, run_contexts.LabHost())
 
 
 def LabRows(loaders, lab, testdata, shifted_hdr, out_dir):
