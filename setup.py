@@ -102,14 +102,21 @@ setuptools.setup(
         'perfkit_plugins': ['data/*/*/*'],
         'perfkit_plugins.configs': ['*.yaml'],
     },
-    install_requires=['absl-py', 'PyYAML', 'hdrhistogram', 'numpy', 'jinja2'],
+    install_requires=[
+        'absl-py',
+        'blinker',
+        'PyYAML',
+        'hdrhistogram',
+        'numpy',
+        'jinja2',
+    ],
     extras_require={
         'test': [
             'pytest',
             'mock',
-            'blinker',
             'cassandra-driver',
             'pyink==26.5.1',
+            'pylint==4.1.4',
         ],
         'report': ['matplotlib'],
     },

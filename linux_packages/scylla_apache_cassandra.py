@@ -20,15 +20,17 @@ that version runs on; the engine (perfkit_plugins/engines/cassandra.py)
 configures and starts it.
 """
 
-from absl import flags
+from perfkitbenchmarker import linux_packages
 
 from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins.engines import cassandra
 
 
 def _Install(vm, package_manager):
-  settings = scylla_phases_flags.SettingsFromFlags(flags.FLAGS, validate=False)
-  cassandra.InstallServer(vm, settings, package_manager)
+  settings = scylla_phases_flags.SettingsFromFlags(validate=False)
+  cassandra.InstallServer(
+      vm, settings, package_manager, linux_packages.INSTALL_DIR
+  )
 
 
 def AptInstall(vm):

@@ -22,7 +22,7 @@ JDK it needs is linked beside it. Installing also runs `cassandra-stress
 version`, so a tool that cannot start, or is another release, fails here.
 """
 
-from absl import flags
+from perfkitbenchmarker import linux_packages
 
 from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins import stress_install
@@ -30,10 +30,10 @@ from perfkit_plugins.core import stress_tools
 
 
 def _Install(vm, package_manager):
-  settings = scylla_phases_flags.SettingsFromFlags(flags.FLAGS, validate=False)
+  settings = scylla_phases_flags.SettingsFromFlags(validate=False)
   tool = stress_tools.StressToolOf(settings)
-  stress_install.Install(vm, tool, package_manager)
-  stress_install.CheckVersion(vm, tool)
+  stress_install.Install(vm, tool, package_manager, linux_packages.INSTALL_DIR)
+  stress_install.CheckVersion(vm, tool, linux_packages.INSTALL_DIR)
 
 
 def AptInstall(vm):

@@ -20,14 +20,12 @@ the mirror --scylla_repo_url and --scylla_repo_key_url name. The work is
 done by perfkit_plugins.engines.scylla.
 """
 
-from absl import flags
-
 from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins.engines import scylla
 
 
 def _Settings():
-  return scylla_phases_flags.SettingsFromFlags(flags.FLAGS, validate=False)
+  return scylla_phases_flags.SettingsFromFlags(validate=False)
 
 
 def AptInstall(vm):

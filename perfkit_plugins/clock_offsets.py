@@ -19,7 +19,6 @@ to the controller's clock with these offsets, so figures that combine
 several machines stay exact to well under a second.
 """
 
-import concurrent.futures
 import datetime
 import time
 
@@ -55,17 +54,20 @@ def MeasureClockOffset(vm, samples=5, clock=time.time):
   return midpoint_estimate.EstimateOffset(taken)
 
 
-def MeasureClockOffsets(vms, samples=5, clock=time.time):
+def MeasureClockOffsets(vms, run_threaded, samples=5, clock=time.time):
   """Measures every VM's clock offset, all VMs at once.
 
   Args:
     vms: VMs with distinct names.
+    run_threaded: PKB's background_tasks.RunThreaded, or anything with its
+      contract, to reach every VM at once.
     samples: round trips per VM.
     clock: the controller's clock (epoch seconds).
 
   Returns:
     {vm.name: core.midpoint_estimate.ClockOffset}.
   """
-  with concurrent.futures.ThreadPoolExecutor(max(1, len(vms))) as pool:
-    offsets = pool.map(lambda vm: MeasureClockOffset(vm, samples, clock), vms)
-    return {vm.name: offset for vm, offset in zip(vms, offsets)}
+  offsets = run_threaded(
+      lambda vm: MeasureClockOffset(vm, samples, clock), list(vms)
+  )
+  return {vm.name: offset for vm, offset in zip(vms, offsets)}

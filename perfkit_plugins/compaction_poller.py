@@ -15,8 +15,8 @@
 """Waits until the cluster has finished compacting, and measures it.
 
 Every node is polled at once every few seconds through the engine
-(`engine.CompactionStatus(vm)`) until core/quiesce_timing.py says the cluster has
-been idle for the settle window or the timeout has passed; then every node's
+(`engine.CompactionStatus(vm)`) until core/quiesce_timing.py says the cluster
+has been idle for the settle window or the timeout has passed; then every node's
 compaction history (`engine.CompactionHistory(vm)`) gives the exact end of
 the last compaction. A poll that raises, returns None or does not answer in
 time counts as an unreachable node, which breaks the idle streak but never

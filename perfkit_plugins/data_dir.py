@@ -120,8 +120,10 @@ def Claim(vm, path, owner, allow_existing=False):
   existing = bool(lines) and lines[0] == EXISTING
   if existing:
     logging.warning(
-        '%s: starting on files in %s that this run did not write'
-        ' (--scylla_allow_existing_data); Cleanup leaves them',
+        (
+            '%s: starting on files in %s that this run did not write'
+            ' (--scylla_allow_existing_data); Cleanup leaves them'
+        ),
         vm.name,
         path,
     )

@@ -87,6 +87,21 @@ class PluginFinder:
     self.private_names = tuple(private_names)
 
   def find_spec(self, fullname, path, target=None):
+    """importlib's MetaPathFinder hook: widens or refuses a package.
+
+    Args:
+      fullname: the module being imported.
+      path: the parent package's search path.
+      target: unused; part of the hook's signature.
+
+    Returns:
+      The spec of a package whose search path gets a plugin directory, or
+      None to let the other finders look.
+
+    Raises:
+      ImportError: a plugin directory imported under another name.
+    """
+    del target
     if fullname in self.extensions:
       spec = importlib.machinery.PathFinder.find_spec(fullname, path)
       if spec is not None and spec.submodule_search_locations is not None:
@@ -96,7 +111,7 @@ class PluginFinder:
       return spec
     if fullname in self.private_names:
       spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-      if spec is not None and self._IsPluginDir(spec):
+      if spec is not None and _IsPluginDir(spec, self.extensions.values()):
         raise ImportError(
             f'perfkit-plugins: {fullname} is a plugin directory, imported by'
             ' PKB as perfkitbenchmarker.linux_benchmarks/linux_packages;'
@@ -105,10 +120,12 @@ class PluginFinder:
         )
     return None
 
-  def _IsPluginDir(self, spec):
-    plugin_dirs = {os.path.realpath(d) for d in self.extensions.values()}
-    locations = spec.submodule_search_locations or ()
-    return any(os.path.realpath(loc) in plugin_dirs for loc in locations)
+
+def _IsPluginDir(spec, plugin_dirs):
+  """Whether a package spec is one of the plugin directories."""
+  real_dirs = {os.path.realpath(d) for d in plugin_dirs}
+  locations = spec.submodule_search_locations or ()
+  return any(os.path.realpath(loc) in real_dirs for loc in locations)
 
 
 def DefaultFinder():

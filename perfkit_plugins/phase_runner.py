@@ -54,9 +54,12 @@ import threading
 import time
 
 from perfkit_plugins import remote_errors
+from perfkit_plugins.core import loader_files
 from perfkit_plugins.core import midpoint_estimate
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import step_records
+from perfkit_plugins.core import step_status
 from perfkit_plugins.core import stress_output
 
 # Seconds between /proc/stat samples on the loaders.
@@ -81,17 +84,17 @@ _SCHEMA_TIMEOUT_S = 600
 
 
 def RemotePaths(run):
-  """Remote files of one loader run, by kind (phase_results.FILE_KINDS).
+  """Remote files of one loader run, by kind (loader_files.FILE_KINDS).
 
   The times and CPU files sit next to the run's stdout file.
   """
   stem = posixpath.splitext(run.stdout_path)[0]
   return {
-      phase_results.STDOUT: run.stdout_path,
-      phase_results.LOG: run.log_path,
-      phase_results.HDR: run.hdr_path,
-      phase_results.TIMES: stem + '.times',
-      phase_results.CPU: stem + '.cpu',
+      loader_files.STDOUT: run.stdout_path,
+      loader_files.LOG: run.log_path,
+      loader_files.HDR: run.hdr_path,
+      loader_files.TIMES: stem + '.times',
+      loader_files.CPU: stem + '.cpu',
   }
 
 
@@ -131,7 +134,7 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
   )
   sample = f'echo "$({midpoint_estimate.DATE_COMMAND}) $(head -n 1 /proc/stat)"'
   interval = shlex.quote(str(cpu_interval_s))
-  cpu, times = paths[phase_results.CPU], paths[phase_results.TIMES]
+  cpu, times = paths[loader_files.CPU], paths[loader_files.TIMES]
   delay = (
       f' sleep {shlex.quote(str(run.start_delay_s))};'
       if run.start_delay_s
@@ -139,7 +142,7 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
   )
   group = shlex.quote(GroupFile(run))
   output_dir = shlex.quote(
-      posixpath.dirname(RemotePaths(run)[phase_results.TIMES])
+      posixpath.dirname(RemotePaths(run)[loader_files.TIMES])
   )
   free_field = shlex.quote('NR == 2 {print $4}')
   body = (
@@ -150,7 +153,7 @@ def LoaderCommand(run, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
       f' (while sleep {interval}; do {sample}; done) >>{cpu} 2>&1 &'
       ' sampler=$!;'
       f' echo "start $({midpoint_estimate.DATE_COMMAND})" >{times};'
-      f' ({run.command}) >{paths[phase_results.STDOUT]} 2>&1;'
+      f' ({run.command}) >{paths[loader_files.STDOUT]} 2>&1;'
       ' status=$?; { kill $sampler; wait $sampler; } 2>/dev/null;'
       f' {sample} >>{cpu};'
       f' echo "end $({midpoint_estimate.DATE_COMMAND}) exit $status" >>{times};'
@@ -177,17 +180,22 @@ def StopGroupsCommand(remote_dir):
   )
 
 
-def StopLoaders(loader_vms, remote_dir, run_threaded=None):
+def StopLoaders(loader_vms, remote_dir, run_threaded):
   """Kills what is left of every run on every loader (StopGroupsCommand).
 
   Runs cassandra-stress left behind by a step stopped at its bound, by an
   interrupted pkb.py or by a loader that was cut off end here.
 
+  Args:
+    loader_vms: the loader VMs.
+    remote_dir: the directory whose runs' process groups are killed.
+    run_threaded: PKB's background_tasks.RunThreaded, or anything with its
+      contract for ((args), {kwargs}) params.
+
   Returns:
     {vm name: what was done: the number of groups killed, or why the loader
     could not be reached (one line)}.
   """
-  run_threaded = run_threaded or _DefaultRunThreaded
 
   def StopOne(vm):
     try:
@@ -224,7 +232,7 @@ def CreateSchema(step, loader_vms, local_dir):
     The local path of its output.
 
   Raises:
-    phase_results.PhaseOutputError: cassandra-stress failed (the message
+    step_status.PhaseOutputError: cassandra-stress failed (the message
       names the loader and ends with the output's last lines).
   """
   (run,) = step.runs
@@ -240,7 +248,7 @@ def CreateSchema(step, loader_vms, local_dir):
     tail = ''
     if pulled:
       tail = ' | '.join(_ReadText(local).strip().splitlines()[-5:])
-    raise phase_results.PhaseOutputError(
+    raise step_status.PhaseOutputError(
         step.name,
         [
             f'loader {run.loader_index} ({vm.name}) could not create the'
@@ -295,8 +303,13 @@ def LoaderError(error, elapsed_s, bound_s, grace_s):
   return f'command failed: {first}'
 
 
-def _DefaultRunThreaded(target, params):
-  """Like PKB's background_tasks.RunThreaded for ((args), {kwargs}) params."""
+def _RunInOwnThreads(target, params):
+  """RunThreaded's contract in threads of this module's own.
+
+  For stopping the runs of an interrupted step only: PKB's RunThreaded is
+  the one being interrupted then, and passes the interrupt to the threads
+  it knows.
+  """
   with concurrent.futures.ThreadPoolExecutor(max(1, len(params))) as pool:
     futures = [pool.submit(target, *args, **kwargs) for args, kwargs in params]
     return [future.result() for future in futures]
@@ -425,7 +438,7 @@ def _StopRuns(step, vms):
     vm = vms[run.loader_index]
     by_directory.setdefault(posixpath.dirname(GroupFile(run)), {})[vm.name] = vm
   for directory, loaders in sorted(by_directory.items()):
-    StopLoaders(list(loaders.values()), directory)
+    StopLoaders(list(loaders.values()), directory, _RunInOwnThreads)
 
 
 def _Watch(step, vms, countdown, started_at, clock, progress_interval_s):
@@ -480,13 +493,13 @@ def _PullAll(vm, run, local_dir, paths=None):
 
 def _LoaderTimes(pulled):
   """core LoaderTimes from a pulled times file, or (None, reason)."""
-  path = pulled.get(phase_results.TIMES)
+  path = pulled.get(loader_files.TIMES)
   if path is None:
     return None, 'no times file'
   with open(path, errors='replace') as f:
     text = f.read()
   try:
-    return phase_results.ParseTimes(text), None
+    return loader_files.ParseTimes(text), None
   except ValueError as e:
     return None, str(e)
 
@@ -500,9 +513,9 @@ def _Record(run, vm, offset_s, launched, pulled, missing):
     end_s = None if times.end_s is None else times.end_s - offset_s
     exit_code = times.exit_code
     free_kib = times.free_kib
-  if reason and error is None and phase_results.TIMES not in missing:
+  if reason and error is None and loader_files.TIMES not in missing:
     error = f'unreadable times file: {reason}'
-  return phase_results.LoaderRecord(
+  return step_records.LoaderRecord(
       loader_index=run.loader_index,
       vm_name=vm.name,
       clock_offset_s=offset_s,
@@ -524,8 +537,8 @@ def RunStressStep(
     loader_vms,
     local_dir,
     clock_offsets,
+    run_threaded,
     clock=time.time,
-    run_threaded=None,
     progress_interval_s=60,
     cpu_interval_s=CPU_SAMPLE_INTERVAL_S,
     grace_s=DEFAULT_GRACE_S,
@@ -539,18 +552,18 @@ def RunStressStep(
     local_dir: existing local directory (the PKB run directory) that
       receives every loader's files.
     clock_offsets: {vm.name: VM clock minus controller clock, seconds}
-      (midpoint_estimate.MeasureClockOffsets(...)[name].offset_s); a VM missing here
-      counts as 0.
-    clock: the controller's clock (epoch seconds); injectable for tests.
+      (clock_offsets.MeasureClockOffsets(...)[name].offset_s); a VM missing
+      here counts as 0.
     run_threaded: PKB's background_tasks.RunThreaded, or anything with its
-      contract for ((args), {kwargs}) params; None: a thread pool.
+      contract for ((args), {kwargs}) params.
+    clock: the controller's clock (epoch seconds); injectable for tests.
     progress_interval_s: seconds between progress lines.
     cpu_interval_s: seconds between CPU samples on the loaders.
     grace_s: a timed step's commands are stopped this long after its
       length (CommandBound).
 
   Returns:
-    phase_results.StepRecord. Never raises because of a loader: failures
+    step_records.StepRecord. Never raises because of a loader: failures
     are in the record.
 
   Raises:
@@ -563,7 +576,6 @@ def RunStressStep(
       raise ValueError(
           f'{step.name}: loader {run.loader_index} of {len(loader_vms)}'
       )
-  run_threaded = run_threaded or _DefaultRunThreaded
   barrier = threading.Barrier(len(step.runs))
   countdown = _Countdown(len(step.runs))
   started_at = clock()
@@ -645,7 +657,7 @@ def RunStressStep(
           '; '.join(f'{kind}: {why}' for kind, why in missing.items()),
       )
   logging.info('%s finished in %.0f s', step.name, ended_at - started_at)
-  record = phase_results.StepRecord(
+  record = step_records.StepRecord(
       step_name=step.name,
       started_at=started_at,
       ended_at=ended_at,
@@ -660,7 +672,7 @@ class StepInterrupted(KeyboardInterrupt):
   """pkb.py was interrupted during a stress step; its record is kept.
 
   Attributes:
-    record: the step's phase_results.StepRecord (files pulled after the
+    record: the step's step_records.StepRecord (files pulled after the
       interrupt).
   """
 
@@ -684,7 +696,7 @@ def LoadStepResult(step, record, settings):
     phase_results.StepResult.
 
   Raises:
-    phase_results.PhaseOutputError: a loader failed or its outputs are
+    step_status.PhaseOutputError: a loader failed or its outputs are
       missing, empty or cut; or loaders were saturated and the saturation
       action is 'fail'.
   """
@@ -693,15 +705,15 @@ def LoadStepResult(step, record, settings):
     for loader in record.loaders:
       files = loader.local_files
       hdr = None
-      if phase_results.HDR in files:
+      if loader_files.HDR in files:
         hdr = stack.enter_context(
-            open(files[phase_results.HDR], errors='replace')
+            open(files[loader_files.HDR], errors='replace')
         )
-      outputs[loader.loader_index] = phase_results.LoaderOutput(
-          stdout=_ReadText(files.get(phase_results.STDOUT)),
-          log=_ReadText(files.get(phase_results.LOG)),
+      outputs[loader.loader_index] = loader_files.LoaderOutput(
+          stdout=_ReadText(files.get(loader_files.STDOUT)),
+          log=_ReadText(files.get(loader_files.LOG)),
           hdr=hdr,
-          cpu=_ReadText(files.get(phase_results.CPU)),
+          cpu=_ReadText(files.get(loader_files.CPU)),
       )
     return phase_results.ResultOfStep(step, record, outputs, settings)
 

@@ -41,10 +41,9 @@ import sys
 
 from perfkit_plugins import clock_offsets
 from perfkit_plugins import pkb_location
-from perfkit_plugins import stress_install
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import machines
-from perfkit_plugins.core import plan
+from perfkit_plugins.core import plan_machines
 from perfkit_plugins.core import plan_report
 from perfkit_plugins.core import settings as settings_lib
 
@@ -91,17 +90,19 @@ def _DecodedRuns(flag_values):
   CheckPrerequisites runs with the run's config flags applied.
 
   Returns:
-    [(settings.Settings, local SSDs per server, the loaders' output
-    directory, {group: its static VMs as user@address:port})], one per run.
+    [(settings.Settings, local SSDs per server, {group: its static VMs as
+    user@address:port})], one per run.
   """
-  # pylint: disable=g-import-not-at-top
+  # PKB is importable only once _ImportPkb found its checkout.
+  # pylint: disable=import-outside-toplevel
   from perfkitbenchmarker import benchmark_sets
   from perfkitbenchmarker import flag_util
   from perfkitbenchmarker import os_types
   from perfkitbenchmarker import resources
   from perfkitbenchmarker.configs import benchmark_config_spec
+  from perfkit_plugins.pkb_shell import run_settings
 
-  # pylint: enable=g-import-not-at-top
+  # pylint: enable=import-outside-toplevel
   resources.LoadModules()
   if not flag_values['benchmarks'].present:
     flag_values.benchmarks = [BENCHMARK_NAME]
@@ -131,8 +132,8 @@ def _DecodedRuns(flag_values):
     # pylint: disable=protected-access
     with spec.RedirectFlags(flag_values):
       module.CheckPrerequisites(spec)
-      settings = module.SettingsFromConfig(spec)
-      local_ssds = module.LocalSsds(settings, spec.vm_groups['servers'])
+      settings = run_settings.SettingsFromConfig(spec)
+      local_ssds = run_settings.LocalSsds(settings, spec.vm_groups['servers'])
     # pylint: enable=protected-access
     static_vms = {
         name: [
@@ -141,7 +142,7 @@ def _DecodedRuns(flag_values):
         ]
         for name, group in spec.vm_groups.items()
     }
-    runs.append((settings, local_ssds, module.REMOTE_DIR, static_vms))
+    runs.append((settings, local_ssds, static_vms))
   return runs
 
 
@@ -159,7 +160,7 @@ def MachinesOf(settings, local_ssds):
         ' memory (core/machines.py)'
     )
   today = clock_offsets.UtcDate()
-  return plan_report.Machines(
+  return plan_machines.Machines(
       server_shape=server_shape,
       local_ssds=local_ssds,
       loader_shape=machines.Shape(settings.loader_machine_type),
@@ -168,43 +169,40 @@ def MachinesOf(settings, local_ssds):
   )
 
 
-def PlanRun(settings, local_ssds, remote_dir):
+def _Steps(settings, cluster_ram_bytes):
+  """The steps of one run, planned as the benchmark's Run plans them."""
+  # PKB is imported by now (_ImportPkb); the shell module needs it.
+  # pylint: disable-next=import-outside-toplevel
+  from perfkit_plugins.pkb_shell import run_settings
+
+  return run_settings.PlanSteps(
+      settings,
+      plan_machines.ServerPlaceholders(settings.server_count),
+      cluster_ram_bytes,
+  )
+
+
+def PlanRun(settings, local_ssds):
   """The steps of one run, planned as the benchmark plans them.
 
   Returns:
-    (list of plan.Step, plan_report.Machines).
+    (list of plan.Step, plan_machines.Machines).
   """
   shapes = MachinesOf(settings, local_ssds)
   return (
-      _Steps(
-          settings, plan_report.ClusterRamBytes(settings, shapes), remote_dir
-      ),
+      _Steps(settings, plan_machines.ClusterRamBytes(settings, shapes)),
       shapes,
   )
 
 
-def _Steps(settings, cluster_ram_bytes, remote_dir):
-  stress_path, java_home = stress_install.StressLauncher(settings)
-  return plan.PlanRun(
-      settings,
-      plan_report.ServerPlaceholders(settings.server_count),
-      cluster_ram_bytes,
-      stress_path,
-      remote_dir,
-      java_home,
-  )
-
-
-def _OwnMachinesRun(title, settings, remote_dir, static_vms):
+def _OwnMachinesRun(title, settings, static_vms):
   """What can be planned of a run on static VMs, and what cannot.
 
   Their memory sizes the data set and reads, so the steps are listed
   without commands (planned for a stand-in memory only to name them).
   """
   steps = _Steps(
-      settings,
-      machines.STAND_IN_RAM_PER_SERVER * settings.server_count,
-      remote_dir,
+      settings, machines.STAND_IN_RAM_PER_SERVER * settings.server_count
   )
   return plan_report.RenderOwnMachinesPlan(
       title,
@@ -222,16 +220,16 @@ def RenderRuns(runs):
     runs: _DecodedRuns' result.
   """
   texts, estimates = [], []
-  for i, (settings, local_ssds, remote_dir, static_vms) in enumerate(runs):
-    machines = settings.server_machine_type or 'own machines (static VMs)'
+  for i, (settings, local_ssds, static_vms) in enumerate(runs):
+    server_type = settings.server_machine_type or 'own machines (static VMs)'
     title = (
         f'{BENCHMARK_NAME} run {i + 1} of {len(runs)}: {settings.engine} on'
-        f' {settings.server_count} x {machines}'
+        f' {settings.server_count} x {server_type}'
     )
     if settings.servers_static:
-      texts.append(_OwnMachinesRun(title, settings, remote_dir, static_vms))
+      texts.append(_OwnMachinesRun(title, settings, static_vms))
       continue
-    steps, shapes = PlanRun(settings, local_ssds, remote_dir)
+    steps, shapes = PlanRun(settings, local_ssds)
     text, estimate = plan_report.RenderPlan(title, settings, steps, shapes)
     texts.append(text)
     estimates.append((title, estimate))
@@ -249,11 +247,12 @@ def Main(argv=None):
   argv = list(sys.argv if argv is None else argv)
   try:
     pkb = _ImportPkb()
-    # pylint: disable=g-import-not-at-top
+    # absl's flags are PKB's once PKB is imported (from its checkout).
+    # pylint: disable=import-outside-toplevel
     from absl import flags
     from perfkitbenchmarker import errors
 
-    # pylint: enable=g-import-not-at-top
+    # pylint: enable=import-outside-toplevel
     pkb.ParseArgs(argv)
     try:
       text = RenderRuns(_DecodedRuns(flags.FLAGS))

@@ -37,6 +37,7 @@ DEFAULT_PLOTS_DIR = 'scylla_phases_report'
 
 
 def ParseArgs(argv):
+  """The command line's results files and options (argparse.Namespace)."""
   parser = argparse.ArgumentParser(
       prog='scylla-phases-report',
       description=(

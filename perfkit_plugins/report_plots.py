@@ -31,7 +31,7 @@ has the same colour in every run), so runs compare line against line.
 
 import os
 
-from perfkit_plugins.core import plan_report
+from perfkit_plugins.core import number_format
 from perfkit_plugins.core import results_tables
 
 FIGURE_SIZE_IN = (12, 7)
@@ -63,13 +63,15 @@ class _Colours:
 
 def _Pyplot():
   """matplotlib.pyplot on the Agg backend (no display needed)."""
-  # pylint: disable=g-import-not-at-top
+  # matplotlib is optional (the `report` extra) and slow to import: imported
+  # when a plot is drawn, never by pkb.py.
+  # pylint: disable=import-outside-toplevel
   import matplotlib
 
   matplotlib.use('Agg')
   from matplotlib import pyplot
 
-  # pylint: enable=g-import-not-at-top
+  # pylint: enable=import-outside-toplevel
   return pyplot
 
 
@@ -244,7 +246,7 @@ def PlotQuiesceTimeline(runs, path):
       bar_axes.text(
           total_s,
           i,
-          f'compacting {plan_report.FormatDuration(total_s - populate_s)} ',
+          f'compacting {number_format.FormatDuration(total_s - populate_s)} ',
           ha='right',
           va='center',
           fontsize='small',

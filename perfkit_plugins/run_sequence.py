@@ -27,17 +27,17 @@ import os
 import time
 from typing import Any, Callable
 
-from perfkit_plugins import phase_runner
 from perfkit_plugins import compaction_poller
+from perfkit_plugins import phase_runner
 from perfkit_plugins import raw_outputs
 from perfkit_plugins import remote_errors
-from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
+from perfkit_plugins.core import step_status
 
-STATUS_OK = phase_results.STATUS_OK
-STATUS_FAILED = phase_results.STATUS_FAILED
-STATUS_TIMEOUT = phase_results.STATUS_TIMEOUT
+STATUS_OK = step_status.STATUS_OK
+STATUS_FAILED = step_status.STATUS_FAILED
+STATUS_TIMEOUT = step_status.STATUS_TIMEOUT
 STATUS_NOT_RUN = 'not_run'
 STATUS_INTERRUPTED = 'interrupted'
 
@@ -91,7 +91,7 @@ class _Loads:
       self.populate = (start, end)
 
 
-# Beside a stress step's raw outputs: its phase_results.StepRecord (each
+# Beside a stress step's raw outputs: its step_records.StepRecord (each
 # loader's start and end on the controller's clock, clock offset, exit
 # code, files), so the published times can be checked against the outputs.
 RECORD_FILE = 'loaders.json'
@@ -100,6 +100,14 @@ RECORD_FILE = 'loaders.json'
 def _RunStress(
     step, loaders, settings, output_dir, clock_offsets, loads, run_threaded
 ):
+  """Runs a stress step, keeps its loaders' record and loads its result.
+
+  The record (loaders.json) is written also when pkb.py is interrupted, so
+  what the loaders did is in the run directory whatever happens next.
+
+  Returns:
+    (status, phase_results.StepResult).
+  """
   step_dir = os.path.join(output_dir, step.name)
   os.makedirs(step_dir, exist_ok=True)
   try:
@@ -197,9 +205,9 @@ def RunSteps(
     settings,
     output_dir,
     clock_offsets,
+    run_threaded,
     notify: Callable[..., None] = _NoNotification,
     clock: Callable[[], float] = time.time,
-    run_threaded=None,
 ):
   """Runs `steps` in order; returns one StepOutcome per step.
 
@@ -211,11 +219,11 @@ def RunSteps(
     settings: validated settings.Settings.
     output_dir: local directory for raw outputs, one subdirectory per step.
     clock_offsets: {vm name: VM clock minus controller clock, seconds}.
+    run_threaded: PKB's background_tasks.RunThreaded, which runs the loaders
+      of a step (phase_runner.RunStressStep).
     notify: called as notify('start', step) and notify('end', step, outcome)
       so observers can follow the run.
     clock: controller clock (epoch seconds).
-    run_threaded: PKB's background_tasks.RunThreaded, which runs the loaders
-      of a step (phase_runner.RunStressStep); None: a thread pool.
 
   Returns:
     list[StepOutcome]: steps after a failure get STATUS_NOT_RUN.
@@ -269,7 +277,7 @@ def RunSteps(
         outcome = StepOutcome(step, status, started_at, clock(), result)
       if status == STATUS_TIMEOUT:
         stopped = f'{step.name} timed out waiting for compactions'
-    except phase_results.PhaseOutputError as e:
+    except step_status.PhaseOutputError as e:
       outcome = _WithLostServers(
           StepOutcome(step, e.status, started_at, clock(), error=str(e)),
           engine,

@@ -42,30 +42,30 @@ class StressInstallError(Exception):
   """cassandra-stress is not usable on a loader, or not the one asked."""
 
 
-def InstallDir(tool, root=tarballs.INSTALL_ROOT):
+def InstallDir(tool, root):
   """Where a stress_tools.StressTool is unpacked."""
   return tarballs.InstallDir(tool.dir_name, root)
 
 
-def BinaryPath(tool, root=tarballs.INSTALL_ROOT):
+def BinaryPath(tool, root):
   """The cassandra-stress launcher of a stress_tools.StressTool."""
   return posixpath.join(InstallDir(tool, root), tool.binary)
 
 
-def StressLauncher(settings, root=tarballs.INSTALL_ROOT):
+def StressLauncher(settings, root):
   """(launcher path, its JAVA_HOME) of the tool the settings select."""
   tool = stress_tools.StressToolOf(settings)
   return BinaryPath(tool, root), java_install.JavaHome(InstallDir(tool, root))
 
 
-def Install(vm, tool, package_manager, root=tarballs.INSTALL_ROOT):
+def Install(vm, tool, package_manager, root):
   """Installs the verified tool and links the JDK it needs on a loader.
 
   Args:
     vm: the loader VM.
     tool: a stress_tools.StressTool.
     package_manager: 'apt' or 'yum', for the JDK package name.
-    root: install root.
+    root: the install root (PKB's linux_packages.INSTALL_DIR).
 
   Returns:
     The artifacts.Checksum the tarball was verified against.
@@ -76,7 +76,7 @@ def Install(vm, tool, package_manager, root=tarballs.INSTALL_ROOT):
   return checksum
 
 
-def VersionCommand(tool, root=tarballs.INSTALL_ROOT):
+def VersionCommand(tool, root):
   """The command that prints the tool's version, on its linked JDK."""
   return (
       f'{java_install.EnvPrefix(InstallDir(tool, root))}'
@@ -84,13 +84,13 @@ def VersionCommand(tool, root=tarballs.INSTALL_ROOT):
   )
 
 
-def CheckVersion(vm, tool, root=tarballs.INSTALL_ROOT):
+def CheckVersion(vm, tool, root):
   """Runs `cassandra-stress version` on a loader and checks the release.
 
   Args:
     vm: the loader VM.
     tool: the StressTool installed there.
-    root: install root.
+    root: the install root (PKB's linux_packages.INSTALL_DIR).
 
   Returns:
     stress_output.StressVersion as the tool reported it (Apache 5.0's

@@ -28,14 +28,16 @@ import shlex
 
 from perfkit_plugins.core import artifacts
 
-# PKB's linux_packages.INSTALL_DIR, created world-writable on every VM.
-INSTALL_ROOT = '/opt/pkb'
 # In an install directory: the checksum its tarball was verified against.
 CHECKSUM_RECORD = '.scylla_phases_checksum'
 
 
-def InstallDir(dir_name, root=INSTALL_ROOT):
-  """The directory a tarball is unpacked into."""
+def InstallDir(dir_name, root):
+  """The directory a tarball is unpacked into, under the install root.
+
+  The root is PKB's linux_packages.INSTALL_DIR in a run (the shell hands it
+  in), created world-writable on every VM.
+  """
   return posixpath.join(root, dir_name)
 
 
@@ -129,7 +131,7 @@ def ExpectedChecksum(vm, artifact):
   )
 
 
-def Fetch(vm, artifact, dir_name, root=INSTALL_ROOT):
+def Fetch(vm, artifact, dir_name, root):
   """Installs a verified tarball on `vm`.
 
   Args:

@@ -12,11 +12,16 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Shared pytest fixtures: real tool outputs and the PKB checkout."""
+"""Shared pytest fixtures: real tool outputs and the PKB checkout.
+
+Flags count as parsed, as in PKB's own tests: a test reads the defaults (or
+what flagsaver sets) through the flags' holders.
+"""
 
 import pathlib
 import shlex
 
+from absl import flags
 import pytest
 
 from perfkit_plugins import phase_runner
@@ -24,6 +29,8 @@ from perfkit_plugins.core import histograms
 from perfkit_plugins.core import plan
 
 TESTDATA = pathlib.Path(__file__).parent / 'testdata'
+
+flags.FLAGS.mark_as_parsed()
 
 
 @pytest.fixture
@@ -110,7 +117,7 @@ def stress_output():
   """Returns Read(source, kind): a real loader file of testdata/stress.
 
   `source` is a capture's file stem ('populate.loader0', see StressSource),
-  `kind` a phase_results file kind (stdout, log, hdr, times, cpu); the files
+  `kind` a loader_files file kind (stdout, log, hdr, times, cpu); the files
   are loader outputs of the plan's own commands, run through the loader
   wrapper (testdata/stress/README.md).
   """

@@ -72,8 +72,10 @@ SCYLLA_TABLETS_QUERY = (
 
 _PENDING_RE = re.compile(r'^\s*pending tasks\s*:?\s+(\d+)\s*$', re.I | re.M)
 _RUNNING_HEADER_RE = re.compile(
-    r'^\s*((id\s+)?compaction type\s+keyspace\s+table'
-    r'|keyspace\s+table\s+task id)\b',
+    (
+        r'^\s*((id\s+)?compaction type\s+keyspace\s+table'
+        r'|keyspace\s+table\s+task id)\b'
+    ),
     re.I,
 )
 _REMAINING_RE = re.compile(r'^\s*active compaction remaining time\b', re.I)

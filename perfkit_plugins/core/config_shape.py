@@ -67,6 +67,12 @@ def _CheckCount(key, value, group):
 
 
 def _CheckGroup(name, group):
+  """Checks the shape of one vm_groups entry, naming the key at fault.
+
+  Counts, static VMs, cloud, the servers' disk_spec (the benchmark
+  decides it) and machine types are checked before PKB's GetConfig
+  sizes anything from them.
+  """
   prefix = f'vm_groups.{name}'
   _Mapping(prefix, group)
   _CheckCount(f'{prefix}.vm_count', group.get('vm_count'), name)
@@ -81,8 +87,10 @@ def _CheckGroup(name, group):
   if name == 'servers' and group.get('disk_spec') is not None:
     raise ConfigError(
         f'{prefix}.disk_spec',
-        "the benchmark decides the servers' data volume: remove it and use"
-        ' --scylla_data_disk (local, network) and --scylla_network_disk_gb',
+        (
+            "the benchmark decides the servers' data volume: remove it and use"
+            ' --scylla_data_disk (local, network) and --scylla_network_disk_gb'
+        ),
     )
   if 'vm_spec' not in group:
     return

@@ -15,8 +15,9 @@
 """Prices and per-dollar figures.
 
 Prices are on-demand USD per hour from a dated table (docs/tables.md gives
-its sources) and can always be overridden; every published figure carries the price's
-source and date so a reader can redo the arithmetic with today's prices.
+its sources) and can always be overridden; every published figure carries
+the price's source and date so a reader can redo the arithmetic with
+today's prices.
 """
 
 import dataclasses

@@ -191,15 +191,15 @@ def _CheckPayloadLength(payload: str) -> None:
   try:
     header = base64.b64decode(payload[:_HEADER_CHARS])
   except binascii.Error as e:
-    raise HdrLogError('not a base64 histogram (%s)' % e) from e
+    raise HdrLogError(f'not a base64 histogram ({e})') from e
   if len(header) < _HEADER_BYTES:
-    raise HdrLogError('histogram cut after %d characters' % len(payload))
+    raise HdrLogError(f'histogram cut after {len(payload)} characters')
   decoded_bytes = _HEADER_BYTES + int.from_bytes(header[4:8], 'big')
   expected_chars = 4 * math.ceil(decoded_bytes / 3)
   if len(payload) != expected_chars:
     raise HdrLogError(
-        'histogram is %d characters, its header says %d (line cut?)'
-        % (len(payload), expected_chars)
+        f'histogram is {len(payload)} characters, its header says'
+        f' {expected_chars} (line cut?)'
     )
 
 
@@ -253,14 +253,12 @@ def IterHdrIntervals(source: LogSource) -> Iterator[HdrInterval]:
       tag, _, line = line[4:].partition(',')
     fields = line.split(',')
     if len(fields) != 4:
-      raise HdrLogError(
-          'line %d: not an interval line: %r' % (number, line[:80])
-      )
+      raise HdrLogError(f'line {number}: not an interval line: {line[:80]!r}')
     try:
       start, length = float(fields[0]), float(fields[1])
       _CheckPayloadLength(fields[3])
     except (ValueError, HdrLogError) as e:
-      raise HdrLogError('line %d: %s' % (number, e)) from e
+      raise HdrLogError(f'line {number}: {e}') from e
     if base_time is not None:
       start += base_time
     elif start_time is not None and start < start_time - _RELATIVE_LIMIT_S:
@@ -302,7 +300,7 @@ def SummaryTag(op_type: str, fixed_rate: bool) -> str:
     op_type: e.g. `WRITE`, or `total` for all op types together.
     fixed_rate: whether the run used `-rate fixed=`.
   """
-  return '%s-%s' % (op_type, 'rt' if fixed_rate else 'st')
+  return f'{op_type}-{"rt" if fixed_rate else "st"}'
 
 
 class _Layout:
@@ -436,7 +434,7 @@ def _LoaderIntervals(name, source, window, offset_s, spans):
       )
       if last_start is not None and interval.start_s < last_start:
         raise HdrLogError(
-            'intervals go back in time at %.3f' % interval.start_s
+            f'intervals go back in time at {interval.start_s:.3f}'
         )
       last_start = interval.start_s
       if first_start is None:
@@ -447,14 +445,15 @@ def _LoaderIntervals(name, source, window, offset_s, spans):
       in_window += 1
       yield interval.mid_s, name, interval
   except HdrLogError as e:
-    raise HdrLogError('%s: %s' % (name, e)) from e
+    raise HdrLogError(f'{name}: {e}') from e
   if first_start is None:
-    raise HdrLogError('%s: HDR log has no interval histograms (empty?)' % name)
+    raise HdrLogError(f'{name}: HDR log has no interval histograms (empty?)')
   spans[name] = (first_start, last_end)
   if not in_window:
     raise HdrLogError(
-        '%s: no interval of its log (%.3f to %.3f) is in the window %.3f to'
-        ' %.3f' % (name, first_start, last_end, window[0], window[1])
+        f'{name}: no interval of its log ({first_start:.3f} to'
+        f' {last_end:.3f}) is in the window {window[0]:.3f} to'
+        f' {window[1]:.3f}'
     )
 
 
@@ -464,8 +463,8 @@ def _Decode(name: str, interval: HdrInterval):
     decoded = interval.Histogram()
   except _DECODE_ERRORS as e:
     raise HdrLogError(
-        '%s: undecodable %s histogram at %.3f: %s'
-        % (name, interval.tag, interval.start_s, e)
+        f'{name}: undecodable {interval.tag} histogram at'
+        f' {interval.start_s:.3f}: {e}'
     ) from e
   counts = np.frombuffer(decoded.counts, dtype=np.int64)
   return _LayoutKey(decoded), decoded, counts
@@ -534,8 +533,8 @@ def MergeHdrLogs(
       layout_key, layout = key, _Layout(decoded)
     elif key != layout_key:
       raise HdrLogError(
-          '%s: %s histogram at %.3f has another precision than the others'
-          % (name, interval.tag, interval.start_s)
+          f'{name}: {interval.tag} histogram at {interval.start_s:.3f} has'
+          ' another precision than the others'
       )
     tag_counts = loader_counts[name]
     tag_counts[interval.tag] = (

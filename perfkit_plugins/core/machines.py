@@ -97,7 +97,8 @@ def Shape(machine_type):
 # `<family>.<size>`.
 _GCE_NAME_RE = re.compile(
     r'[a-z]\d[a-z]?-(standard|highmem|highcpu|megamem|ultramem|hypermem'
-    r'|highgpu|megagpu|ultragpu|edgegpu|custom|micro|small|medium)(-[a-z0-9-]+)?'
+    r'|highgpu|megagpu|ultragpu|edgegpu|custom|micro|small|medium)'
+    r'(-[a-z0-9-]+)?'
 )
 _AWS_NAME_RE = re.compile(
     r'[a-z][a-z0-9-]*\.(nano|micro|small|medium|large|\d*xlarge|metal(-\d+xl)?)'

@@ -519,6 +519,12 @@ def _Read(ctx):
 
 
 def _Latency(ctx):
+  """The latency ladder: one fixed-rate write step per rate.
+
+  A flush and quiesce step precedes every rate but the first, so each
+  rate starts without the memtables and compaction backlog of the one
+  before; none follows the last.
+  """
   s = ctx.settings
   steps = []
   for i, rate in enumerate(s.latency_rates):
@@ -557,6 +563,12 @@ def RdwWriterCount(loader_count, writer_fraction):
 
 
 def _ReadsDuringWrites(ctx):
+  """One step: fixed-rate writers and uniform readers at the same time.
+
+  The writers write their slices of the first part of the key range to
+  keep the cluster flushing and compacting while the other loaders read
+  all keys; readers may start later, on the backlog the writes build.
+  """
   s = ctx.settings
   name = phase = 'reads_during_writes'
   writers = RdwWriterCount(s.loader_count, s.rdw_writer_fraction)
@@ -613,6 +625,12 @@ def _ReadsDuringWrites(ctx):
 
 
 def _Mixed(ctx):
+  """One `cassandra-stress mixed` step, the same on every loader.
+
+  Maximum throughput at the configured write:read ratio over the chosen
+  read distribution; its ratio and distribution go in the metadata so
+  results say what mix they measured.
+  """
   s = ctx.settings
   run = _Stress(
       'mixed',
@@ -728,6 +746,11 @@ def PlanPhases(
 def _NewContext(
     settings, server_ips, cluster_ram_bytes, stress_path, remote_dir, java_home
 ):
+  """The _Context every phase planner reads: the key count and the target.
+
+  The key count and the cassandra-stress target (nodes, keyspace, schema)
+  are worked out once here, so every step of a plan uses the same ones.
+  """
   num_keys = KeyCount(settings, cluster_ram_bytes)
   target = stress_command.Target(
       stress_path=stress_path,

@@ -17,9 +17,9 @@
 Two questions, answered separately:
 * When may the benchmark go on? When every node reported no running and no
   pending compactions and no tablet in motion, poll after poll, for a settle
-  window (the quiesce phase of docs/measurement.md). A node that reports pending work with
-  nothing running is NOT idle (the work is queued), and a node that could
-  not be polled breaks the streak.
+  window (the quiesce phase of docs/measurement.md). A node that reports
+  pending work with nothing running is NOT idle (the work is queued), and a
+  node that could not be polled breaks the streak.
   `Observe` folds polls into a `PollTracker` until it says 'quiesced' or,
   once the timeout has passed, 'timeout'.
 * When did the last compaction end? Not at the poll that first saw zero

@@ -38,7 +38,7 @@ import os
 import re
 from typing import Any, Mapping
 
-from perfkit_plugins.core import plan_report
+from perfkit_plugins.core import number_format
 
 STEP_KEY = 'scylla_step'
 OP_KEY = 'scylla_op'
@@ -267,9 +267,9 @@ def _Cell(metric, value):
   if value is None:
     return '-'
   if metric in _SECONDS_METRICS:
-    return plan_report.FormatDuration(value)
+    return number_format.FormatDuration(value)
   if metric in _BYTES_METRICS:
-    return plan_report.FormatBytes(int(value))
+    return number_format.FormatBytes(int(value))
   return FormatNumber(value)
 
 

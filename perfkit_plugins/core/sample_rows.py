@@ -49,8 +49,9 @@ import dataclasses
 from typing import Any, Mapping, Optional
 
 from perfkit_plugins.core import cost
-from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import op_results
 from perfkit_plugins.core import quiesce_timing
+from perfkit_plugins.core import step_status
 
 PREFIX = 'scylla_'
 _LATENCY_FIELDS = (
@@ -143,6 +144,11 @@ def _Flat(value):
 
 
 def _ContextMetadata(context):
+  """Metadata of the cluster every sample carries: engine, machines, price.
+
+  Each sample says what it was measured on and at what price, so
+  per-vCPU and per-dollar figures can be checked and recomputed.
+  """
   metadata = {_Key(k): _Flat(v) for k, v in context.tuning.items()}
   metadata.update({
       'scylla_engine': context.engine,
@@ -231,6 +237,12 @@ def _SeriesRow(metric, unit, points, value_of, interval_s, metadata):
 
 
 def _OpRows(step, result, op_result, context, base):
+  """The sample rows of one op type of a stress step.
+
+  Rates, counts and duration; rates per vCPU, per shard and per dollar
+  where the cluster's size and price are known; the latency percentiles
+  of each latency kind; and the op rate and p99 time series.
+  """
   metadata = _OpMetadata(step, op_result, base)
   rate = op_result.op_rate
   rows = [
@@ -280,7 +292,7 @@ def _OpRows(step, result, op_result, context, base):
         SampleRow(metric, getattr(summary, field), 'ms', kind_metadata)
         for metric, field in _LATENCY_FIELDS
     ]
-  st_series = op_result.series.get(phase_results.SERVICE_TIME, ())
+  st_series = op_result.series.get(op_results.SERVICE_TIME, ())
   rows.append(
       _SeriesRow(
           'op_rate_series',
@@ -373,9 +385,9 @@ def QuiesceRows(step, result, context):
     list of SampleRow.
   """
   status = (
-      phase_results.STATUS_OK
+      step_status.STATUS_OK
       if result.status == quiesce_timing.QUIESCED
-      else phase_results.STATUS_TIMEOUT
+      else step_status.STATUS_TIMEOUT
   )
   metadata = StepMetadata(step, context)
   metadata.update(
@@ -402,7 +414,7 @@ def QuiesceRows(step, result, context):
       SampleRow('compaction_bytes_out', result.bytes_out, 'bytes', metadata),
   ]
   error = ''
-  if status == phase_results.STATUS_TIMEOUT:
+  if status == step_status.STATUS_TIMEOUT:
     error = (
         f'compactions did not settle within {step.metadata.get("timeout_s")} s'
     )
@@ -411,7 +423,7 @@ def QuiesceRows(step, result, context):
           step,
           context,
           status,
-          succeeded=status == phase_results.STATUS_OK,
+          succeeded=status == step_status.STATUS_OK,
           error=error,
       )
   )
@@ -424,13 +436,13 @@ def FailureRows(step, context, error):
   Args:
     step: plan.Step.
     context: RunContext.
-    error: phase_results.PhaseOutputError, or any exception that stopped
+    error: step_status.PhaseOutputError, or any exception that stopped
       the step (its status is then 'failed').
 
   Returns:
     [the phase_status row, value 0].
   """
-  status = getattr(error, 'status', phase_results.STATUS_FAILED)
+  status = getattr(error, 'status', step_status.STATUS_FAILED)
   return [
       StatusRow(
           step,

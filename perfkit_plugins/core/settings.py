@@ -344,8 +344,10 @@ def _ValidateDataDisk(s):
   if s.data_disk == 'declared' and not s.servers_static:
     raise SettingsError(
         'data_disk',
-        "'declared' needs the servers to be static VMs whose disk_specs"
-        " declare the data disk's mount_point",
+        (
+            "'declared' needs the servers to be static VMs whose disk_specs"
+            " declare the data disk's mount_point"
+        ),
     )
   if not re.fullmatch(r'/[A-Za-z0-9_./-]*', s.data_dir) or '..' in s.data_dir:
     raise SettingsError(

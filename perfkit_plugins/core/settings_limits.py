@@ -119,6 +119,12 @@ def _NotFinite(s):
 
 
 def _Bounds(s):
+  """The first value above its upper bound, as (field, message), or None.
+
+  Bounds keep a typo (an extra zero) from provisioning a cluster or a
+  step no one meant to pay for, and rows and network disks within what
+  the database and the cloud accept.
+  """
   row_bytes = s.column_size * s.column_count
   checks = (
       _Above(s, ('server_count',), MAX_SERVERS),
@@ -175,6 +181,13 @@ def _LongestStep(s):
 
 
 def _Combinations(s):
+  """The first impossible combination, as (field, message), or None.
+
+  Each value is valid alone but not with another one (a consistency
+  level needing more replicas than the replication factor, a strategy
+  of the other engine, a settle window longer than its timeout...):
+  the run would fail or measure nothing, after provisioning.
+  """
   needed = _REPLICAS_NEEDED.get(s.consistency_level, 1)
   if needed > s.replication_factor:
     return 'consistency_level', (

@@ -168,6 +168,12 @@ def _CheckTarget(target):
 
 
 def _CheckRun(run):
+  """Refuses a StressRun cassandra-stress would reject or misread.
+
+  Caught when the command is built, a bad run fails the plan with its
+  reason (ValueError) instead of failing on every loader with a usage
+  message, or running something other than what was planned.
+  """
   _Check(run.command in COMMANDS, f'unknown command {run.command!r}')
   _CheckPopulation(run.population)
   _Check(run.threads >= 1, f'threads={run.threads} must be at least 1')

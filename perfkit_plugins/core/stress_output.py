@@ -43,10 +43,10 @@ _USAGE_LINE = re.compile(r'^Usage:\s+cassandra-stress ')
 _RESULT_LINE = re.compile(r'^(?P<key>[A-Za-z0-9. ]+?)\s*:\s*(?P<value>.*)$')
 _NUMBER = r'-?[\d,]*\.?\d+|NaN|-?Infinity'
 _VALUE = re.compile(
-    r'^(?P<number>%s)\s*(?P<unit>[^\s\[]*)\s*(?:\[(?P<by_type>.*)\])?\s*$'
-    % _NUMBER
+    rf'^(?P<number>{_NUMBER})\s*(?P<unit>[^\s\[]*)'
+    r'\s*(?:\[(?P<by_type>.*)\])?\s*$'
 )
-_BY_TYPE_ITEM = re.compile(r'^(?P<op>.+?):\s+(?P<number>%s)' % _NUMBER)
+_BY_TYPE_ITEM = re.compile(rf'^(?P<op>.+?):\s+(?P<number>{_NUMBER})')
 _DURATION = re.compile(r'^(\d+):(\d\d):(\d\d)$')
 _MEMORY_UNITS = {'KiB': 1 << 10, 'MiB': 1 << 20, 'GiB': 1 << 30}
 _PER_TYPE_KEYS = (
@@ -243,17 +243,23 @@ def _Tail(lines: Sequence[str]) -> str:
 
 
 def _ParseIntervalLine(line: str, line_number: int) -> IntervalLine:
+  """One interval line of cassandra-stress's text log, as an IntervalLine.
+
+  Raises:
+    StressOutputError: the line has the wrong number of fields (a log
+      cut mid-line) or a field that is not a number.
+  """
   fields = [field.strip() for field in line.split(',')]
   if len(fields) != _INTERVAL_FIELDS:
     raise StressOutputError(
-        'Malformed (cut?) interval line %d, %d fields instead of %d: %r'
-        % (line_number, len(fields), _INTERVAL_FIELDS, line)
+        f'Malformed (cut?) interval line {line_number}, {len(fields)} fields'
+        f' instead of {_INTERVAL_FIELDS}: {line!r}'
     )
   try:
     numbers = [float(field) for field in fields[1:]]
   except ValueError as e:
     raise StressOutputError(
-        'Malformed interval line %d: %r (%s)' % (line_number, line, e)
+        f'Malformed interval line {line_number}: {line!r} ({e})'
     ) from e
   return IntervalLine(
       op_type=fields[0],
@@ -310,14 +316,14 @@ def _ParseValue(key: str, value: str):
   """
   match = _VALUE.match(value)
   if not match:
-    raise StressOutputError('Unreadable Results line %r: %r' % (key, value))
+    raise StressOutputError(f'Unreadable Results line {key!r}: {value!r}')
   by_type = {}
   if match.group('by_type'):
     for item in match.group('by_type').split(', '):
       item_match = _BY_TYPE_ITEM.match(item)
       if not item_match:
         raise StressOutputError(
-            'Unreadable per-type value %r in Results line %r' % (item, key)
+            f'Unreadable per-type value {item!r} in Results line {key!r}'
         )
       by_type[item_match.group('op')] = _Number(item_match.group('number'))
   return _Number(match.group('number')), match.group('unit'), by_type
@@ -358,14 +364,13 @@ def ParseResults(text: str) -> StressResults:
   starts = [i for i, line in enumerate(lines) if line.startswith('Results:')]
   if not starts:
     raise StressOutputError(
-        'No Results block (run cut short?); output ends with: %s' % _Tail(lines)
+        f'No Results block (run cut short?); output ends with: {_Tail(lines)}'
     )
   if len(starts) > 1:
     raise StressOutputError(
-        '%d Results blocks: one output holds several runs (a thread-count'
-        ' sweep such as -rate threads>=N?); run one thread count per'
-        ' invocation'
-        % len(starts)
+        f'{len(starts)} Results blocks: one output holds several runs (a'
+        ' thread-count sweep such as -rate threads>=N?); run one thread count'
+        ' per invocation'
     )
   raw = {}
   for line in lines[starts[0] + 1 :]:
@@ -376,7 +381,7 @@ def ParseResults(text: str) -> StressResults:
   missing = [k for k in _PER_TYPE_KEYS + _GLOBAL_KEYS if k not in raw]
   if missing:
     raise StressOutputError(
-        'Results block is cut or unknown: missing %s' % ', '.join(missing)
+        f'Results block is cut or unknown: missing {", ".join(missing)}'
     )
   totals = {}
   by_type = {}
@@ -388,16 +393,15 @@ def ParseResults(text: str) -> StressResults:
     missing = [k for k in _PER_TYPE_KEYS if k not in values]
     if missing:
       raise StressOutputError(
-          'Results block lacks %s for op type %s'
-          % (', '.join(missing), op_type)
+          f'Results block lacks {", ".join(missing)} for op type {op_type}'
       )
   gc_memory, unit, _ = _ParseValue('Total GC memory', raw['Total GC memory'])
   if unit not in _MEMORY_UNITS:
-    raise StressOutputError('Unknown GC memory unit %r' % unit)
+    raise StressOutputError(f'Unknown GC memory unit {unit!r}')
   duration = _DURATION.match(raw['Total operation time'].strip())
   if not duration:
     raise StressOutputError(
-        'Unreadable Total operation time %r' % raw['Total operation time']
+        f'Unreadable Total operation time {raw["Total operation time"]!r}'
     )
   hours, minutes, seconds = (int(part) for part in duration.groups())
   return StressResults(
@@ -440,19 +444,18 @@ def ParseStressOutput(text: str) -> StressOutput:
   if any(_USAGE_LINE.match(line) for line in lines):
     message = _RejectedMessage(lines) or '(no message)'
     raise StressOutputError(
-        'cassandra-stress rejected the command: %s' % message,
+        f'cassandra-stress rejected the command: {message}',
         tool_message=message,
     )
   if any(line.strip() == 'FAILURE' for line in lines):
     raise StressOutputError(
-        'cassandra-stress reported FAILURE; output ends with: %s' % _Tail(lines)
+        f'cassandra-stress reported FAILURE; output ends with: {_Tail(lines)}'
     )
   intervals = ParseIntervalLines(text)
   if not intervals:
     raise StressOutputError(
         'No interval lines (run did not start or output is cut); output'
-        ' ends with: %s'
-        % _Tail(lines)
+        f' ends with: {_Tail(lines)}'
     )
   return StressOutput(intervals=intervals, results=ParseResults(text))
 
@@ -481,7 +484,7 @@ def ParseVersion(text: str) -> StressVersion:
       components[name.strip()] = value.strip()
   if version is None:
     raise StressOutputError(
-        'No "Version:" line in cassandra-stress version output: %r' % text
+        f'No "Version:" line in cassandra-stress version output: {text!r}'
     )
   return StressVersion(version=version, components=components)
 
@@ -507,8 +510,8 @@ def CommonWindow(
   start, end = spans[last_name][0], spans[first_name][1]
   if end <= start:
     raise StressOutputError(
-        'Loaders have no common time window: %s starts at %.3f, after %s'
-        ' ended at %.3f' % (last_name, start, first_name, end)
+        f'Loaders have no common time window: {last_name} starts at'
+        f' {start:.3f}, after {first_name} ended at {end:.3f}'
     )
   return start, end
 
@@ -522,8 +525,8 @@ def _Spans(name: str, timeline: LoaderTimeline, op_type: str):
       continue
     if line.elapsed_s < previous_elapsed or line.total_ops < previous_ops:
       raise StressOutputError(
-          '%s: interval lines go back in time or count at %.1f s'
-          % (name, line.elapsed_s)
+          f'{name}: interval lines go back in time or count at'
+          f' {line.elapsed_s:.1f} s'
       )
     spans.append((
         timeline.start_s + previous_elapsed,
@@ -532,7 +535,7 @@ def _Spans(name: str, timeline: LoaderTimeline, op_type: str):
     ))
     previous_ops, previous_elapsed = line.total_ops, line.elapsed_s
   if not spans:
-    raise StressOutputError('%s: no %r interval lines' % (name, op_type))
+    raise StressOutputError(f'{name}: no {op_type!r} interval lines')
   return spans
 
 

@@ -58,21 +58,28 @@ SERVER_REFERENCES = {
     ),
     ('scylla', 'c3'): Reference(
         2106,
-        'c3.2xlarge study: ScyllaDB 1.6.1 populated 810,774,192 partitions'
-        ' in 16,039 s on 3 x c3.2xlarge (24 vCPUs), data on EBS',
+        (
+            'c3.2xlarge study: ScyllaDB 1.6.1 populated 810,774,192'
+            ' partitions in 16,039 s on 3 x c3.2xlarge (24 vCPUs), data on EBS'
+        ),
     ),
     ('cassandra', 'c3'): Reference(
         1751,
-        'c3.2xlarge study: Apache Cassandra 3.0.9 populated 810,774,192'
-        ' partitions in 19,289 s on 3 x c3.2xlarge (24 vCPUs), data on EBS',
+        (
+            'c3.2xlarge study: Apache Cassandra 3.0.9 populated 810,774,192'
+            ' partitions in 19,289 s on 3 x c3.2xlarge (24 vCPUs), data on'
+            ' EBS'
+        ),
     ),
 }
 # The family whose figure stands in for a family without a measurement.
 FALLBACK_FAMILY = {'scylla': 'n2', 'cassandra': 'c3'}
 LOADER_REFERENCE = Reference(
     3750,
-    'c3.2xlarge study: one m4.2xlarge loader (8 vCPUs) wrote 30,000 op/s'
-    ' at a fixed rate',
+    (
+        'c3.2xlarge study: one m4.2xlarge loader (8 vCPUs) wrote 30,000 op/s'
+        ' at a fixed rate'
+    ),
 )
 BOUND_SERVERS = 'servers'
 BOUND_LOADERS = 'loaders'

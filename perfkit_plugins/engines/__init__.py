@@ -18,11 +18,17 @@ from perfkit_plugins.engines import cassandra
 from perfkit_plugins.engines import scylla
 
 
-def ForSettings(settings, local_ssds=0, output_dir=None, owner=''):
+def ForSettings(
+    settings, install_root, scratch_dir, local_ssds=0, output_dir=None, owner=''
+):
   """The engine --scylla_engine chose.
 
   Args:
     settings: validated settings.Settings.
+    install_root: where tarballs are unpacked on the servers (PKB's
+      linux_packages.INSTALL_DIR).
+    scratch_dir: the ssh user's scratch directory on the servers (PKB's
+      vm_util.VM_TMP_DIR).
     local_ssds: local SSDs of one server (0 with a network data disk).
     output_dir: local directory for raw outputs of the set-up.
     owner: the run's id, recorded in the data directory the run claims.
@@ -31,10 +37,13 @@ def ForSettings(settings, local_ssds=0, output_dir=None, owner=''):
     A base.Engine.
   """
   if settings.engine == scylla.ScyllaEngine.NAME:
-    return scylla.ScyllaEngine(settings, local_ssds, output_dir, owner)
+    return scylla.ScyllaEngine(
+        settings, scratch_dir, local_ssds, output_dir, owner
+    )
   return cassandra.CassandraEngine(
       settings,
       settings.data_dir,
+      cassandra.InstallDirOf(settings, install_root),
       cluster_name=settings.cluster_name,
       owner=owner,
   )

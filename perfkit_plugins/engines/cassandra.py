@@ -71,14 +71,21 @@ JVM_OPTIONS_HEADER = '# scylla_phases (perfkit_plugins) settings'
 STOP_GRACE_S = 120
 
 
-def InstallServer(vm, settings, package_manager, root=tarballs.INSTALL_ROOT):
+def InstallDirOf(settings, root):
+  """Where InstallServer unpacks the settings' Cassandra under `root`."""
+  return tarballs.InstallDir(
+      cassandra_config.DirName(settings.cassandra_version), root
+  )
+
+
+def InstallServer(vm, settings, package_manager, root):
   """Installs the verified Cassandra tarball and links the JDK it runs on.
 
   Args:
     vm: the server VM.
     settings: settings.Settings (version, tarball URL and checksum).
     package_manager: 'apt' or 'yum', for the JDK package name.
-    root: install root.
+    root: the install root (PKB's linux_packages.INSTALL_DIR).
 
   Returns:
     The install directory.
@@ -193,7 +200,7 @@ class CassandraEngine(base.Engine):
       self,
       settings,
       data_dir,
-      install_dir=None,
+      install_dir,
       nodetool=None,
       jmx_port=None,
       storage_port=7000,
@@ -204,9 +211,7 @@ class CassandraEngine(base.Engine):
     super().__init__(settings)
     self.owner = owner
     self.data_dir = data_dir
-    self.install_dir = install_dir or tarballs.InstallDir(
-        cassandra_config.DirName(settings.cassandra_version)
-    )
+    self.install_dir = install_dir
     self.conf_dir = posixpath.join(self.install_dir, 'conf')
     self.log_dir = posixpath.join(self.install_dir, 'logs')
     self.pid_file = posixpath.join(self.install_dir, 'cassandra.pid')

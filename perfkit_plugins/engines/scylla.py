@@ -23,6 +23,7 @@ function below and quotes every value it carries.
 
 import logging
 import os
+import posixpath
 import shlex
 import threading
 
@@ -45,9 +46,8 @@ IO_PROPERTIES = f'{SCYLLA_D}/io_properties.yaml'
 IO_CONF = f'{SCYLLA_D}/io.conf'
 CPUSET_CONF = f'{SCYLLA_D}/cpuset.conf'
 PERFTUNE_YAML = f'{SCYLLA_D}/perftune.yaml'
-# PKB's remote scratch directory (vm_util.VM_TMP_DIR), owned by the ssh user.
-REMOTE_TMP = '/tmp/pkb'
-JOURNAL_LOG = f'{REMOTE_TMP}/scylla-server.log'
+# The server's journal, written into the scratch directory for pulling.
+JOURNAL_NAME = 'scylla-server.log'
 API = 'http://127.0.0.1:10000'
 APT_KEYRING = '/etc/apt/keyrings/scylladb.gpg'
 APT_LIST = '/etc/apt/sources.list.d/scylla.list'
@@ -246,10 +246,12 @@ def TabletsCommand(host):
   )
 
 
-def JournalCommand():
+def JournalCommand(scratch_dir):
+  """Writes scylla-server's journal into the scratch directory."""
   return (
-      f'mkdir -p {REMOTE_TMP} && sudo journalctl -u scylla-server --no-pager'
-      f' -o short-precise > {JOURNAL_LOG}'
+      f'mkdir -p {shlex.quote(scratch_dir)}'
+      ' && sudo journalctl -u scylla-server --no-pager -o short-precise'
+      f' > {shlex.quote(posixpath.join(scratch_dir, JOURNAL_NAME))}'
   )
 
 
@@ -274,17 +276,23 @@ class ScyllaEngine(base.Engine):
 
   NAME = 'scylla'
 
-  def __init__(self, settings, local_ssds=0, output_dir=None, owner=''):
+  def __init__(
+      self, settings, scratch_dir, local_ssds=0, output_dir=None, owner=''
+  ):
     """Creates the engine.
 
     Args:
       settings: validated settings.Settings.
+      scratch_dir: a directory of the ssh user's on every server (PKB's
+        vm_util.VM_TMP_DIR) for staged files and the journal.
       local_ssds: local SSDs of the server type (local_disks.LocalSsdCount).
       output_dir: local directory for raw outputs (device listings).
       owner: the run's id, recorded in the data directory it claims.
     """
     super().__init__(settings)
     self.owner = owner
+    self.scratch_dir = scratch_dir
+    self.journal_log = posixpath.join(scratch_dir, JOURNAL_NAME)
     self.local_ssds = local_ssds
     self.output_dir = output_dir
     self.extra_yaml = scylla_config.ParseYamlExtra(settings.yaml_extra)
@@ -357,6 +365,12 @@ class ScyllaEngine(base.Engine):
     return scylla_config.ParseDefaultRouteNic(out)
 
   def _WriteConfig(self, vm, seed_ips):
+    """Writes scylla.yaml and the rack file, staged in the scratch dir.
+
+    scylla.yaml keeps every setting of the release's packaged file (kept
+    aside before it is first replaced: releases set non-default values
+    there), then --scylla_yaml_extra, then the cluster's own keys.
+    """
     vm.RemoteCommand(PreservePackagedYamlCommand())
     packaged, _ = vm.RemoteCommand(ReadFileCommand(PACKAGED_YAML))
     version = tuning.ReleaseOfVersion(self.Version(vm))
@@ -376,7 +390,7 @@ class ScyllaEngine(base.Engine):
             scylla_config.RackDcContext(),
         ),
     ):
-      staged = f'{REMOTE_TMP}/{os.path.basename(target)}'
+      staged = posixpath.join(self.scratch_dir, os.path.basename(target))
       vm.RenderTemplate(os.path.join(TEMPLATE_DIR, template), staged, values)
       vm.RemoteCommand(InstallFileCommand(staged, target))
 
@@ -436,12 +450,12 @@ class ScyllaEngine(base.Engine):
     return out.strip()
 
   def PrepareLogs(self, vm):
-    """Writes the server's journal to JOURNAL_LOG, one of LogPaths."""
-    vm.RemoteCommand(JournalCommand(), ignore_failure=True)
+    """Writes the server's journal to journal_log, one of LogPaths."""
+    vm.RemoteCommand(JournalCommand(self.scratch_dir), ignore_failure=True)
 
   def LogPaths(self):
     return [
-        JOURNAL_LOG,
+        self.journal_log,
         SCYLLA_YAML,
         RACKDC,
         CPUSET_CONF,

@@ -12,4 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Test doubles shipped with the plugin (as PKB ships test_util)."""
+"""Test helpers of this repository: fake VMs, a real node, the test bed.
+
+Not shipped: setup.py leaves this package out of the distribution, and no
+production module imports it (tests/test_style.py checks).
+"""

@@ -23,11 +23,13 @@ import pytest
 
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import histograms
+from perfkit_plugins.core import op_results
 from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import step_status
 from perfkit_plugins.testing import run_contexts
 
 PKB_DEFAULT_KEYS = ('run_uri', 'machine_type', 'zone', 'num_cpus', 'image')
@@ -67,7 +69,7 @@ def Point(start_s, count, p99):
 
 
 def Op(op, indexes, kinds=('st',), rate=1000.0):
-  return phase_results.OpResult(
+  return op_results.OpResult(
       op=op,
       loader_indexes=indexes,
       op_rate=rate,
@@ -309,7 +311,7 @@ def test_saturated_marked_step_is_published_and_marked():
 
 def test_failed_step_has_only_its_status():
   step = Steps()['populate']
-  error = phase_results.PhaseOutputError(
+  error = step_status.PhaseOutputError(
       'populate', ['loader 1 (vm1): log /r/populate.loader1.log missing']
   )
   (row,) = sample_rows.FailureRows(step, Context(), error)
@@ -317,7 +319,7 @@ def test_failed_step_has_only_its_status():
   assert row.value == 0
   assert row.metadata['scylla_status'] == 'failed'
   assert 'loader 1 (vm1)' in row.metadata['scylla_error']
-  saturated = phase_results.PhaseOutputError(
+  saturated = step_status.PhaseOutputError(
       'populate', ['loaders saturated'], status='loader_saturated'
   )
   (row,) = sample_rows.FailureRows(step, Context(), saturated)

@@ -38,6 +38,7 @@ from perfkit_plugins import compaction_poller
 from perfkit_plugins.core import compactions
 from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.testing import cql_load
+from perfkit_plugins.testing import threads
 
 pytestmark = pytest.mark.live
 
@@ -88,7 +89,7 @@ def run(cassandra, vm_for, engine_for):
   vm = vm_for(cassandra)
   vm.env['TZ'] = SERVER_TZ
   engine = engine_for(cassandra)
-  offsets = clock_offsets.MeasureClockOffsets([vm])
+  offsets = clock_offsets.MeasureClockOffsets([vm], threads.RunThreaded)
   cluster, session = cql_load.Connect(cassandra.native_port)
   try:
     cql_load.CreateTable(session, KEYSPACE, TABLE)

@@ -92,7 +92,7 @@ def Settings(**kwargs):
 
 
 def Engine(**kwargs):
-  return cassandra.CassandraEngine(Settings(**kwargs), DATA_DIR)
+  return cassandra.CassandraEngine(Settings(**kwargs), DATA_DIR, INSTALL_DIR)
 
 
 def Server(**kwargs):
@@ -168,7 +168,7 @@ def test_install_server_fetches_the_verified_tarball_and_a_jdk(
       )
 
   vm.InstallPackages = Install
-  install_dir = cassandra.InstallServer(vm, settings, 'apt')
+  install_dir = cassandra.InstallServer(vm, settings, 'apt', '/opt/pkb')
   assert install_dir == f'/opt/pkb/apache-cassandra-{version}'
   assert vm.installed == ['curl', package]
   assert vm.CommandsMatching(shlex.quote(tarball.url) + '$')
@@ -272,6 +272,7 @@ def test_configure_keeps_odd_names_and_paths_intact():
   engine = cassandra.CassandraEngine(
       Settings(engine='cassandra'),
       f'/mnt/{NASTY}: #x',
+      INSTALL_DIR,
       cluster_name='a: "b" #c',
   )
   engine.Configure(vm, ['10.0.0.2'])

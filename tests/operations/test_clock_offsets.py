@@ -18,6 +18,7 @@ import pytest
 
 from perfkit_plugins import clock_offsets
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import threads
 
 
 def test_measure_clock_offset(testdata):
@@ -37,7 +38,7 @@ def test_measure_clock_offsets(testdata):
   for vm in vms:
     vm.Reply(r'^date ', testdata('clocks', 'date-s-N.txt'))
   offsets = clock_offsets.MeasureClockOffsets(
-      vms, samples=3, clock=lambda: 1795307200
+      vms, threads.RunThreaded, samples=3, clock=lambda: 1795307200
   )
   assert set(offsets) == {'server-0', 'loader-0'}
   assert offsets['loader-0'].offset_s == pytest.approx(11.574198596)

@@ -37,13 +37,15 @@ import pytest
 from perfkit_plugins import phase_runner
 from perfkit_plugins import remote_errors
 from perfkit_plugins.core import loader_cpu
-from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import loader_files
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core import step_status
 from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import run_contexts
+from perfkit_plugins.testing import threads
 
 WRITE_TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
 WRITE_HDR = 'cs-write-n200k-seq-t50-hdr.w.hdr'
@@ -81,11 +83,11 @@ def outputs(lab, testdata, shifted_hdr):
   def Files(shift_s=0.0, times='loader-busy.times', cpu='loader-idle.cpu'):
     text = lab(WRITE_TEXT)
     return {
-        phase_results.STDOUT: text,
-        phase_results.LOG: text,
-        phase_results.HDR: shifted_hdr(lab(WRITE_HDR), shift_s),
-        phase_results.TIMES: testdata('loader', times),
-        phase_results.CPU: testdata('loader', cpu),
+        loader_files.STDOUT: text,
+        loader_files.LOG: text,
+        loader_files.HDR: shifted_hdr(lab(WRITE_HDR), shift_s),
+        loader_files.TIMES: testdata('loader', times),
+        loader_files.CPU: testdata('loader', cpu),
     }
 
   return Files
@@ -135,7 +137,11 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
       outputs(shift_s=2.0, times='loader-idle.times'),
   )
   record = phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {'loader0': 0.0, 'loader1': 2.0}
+      step,
+      vms,
+      str(tmp_path),
+      {'loader0': 0.0, 'loader1': 2.0},
+      threads.RunThreaded,
   )
   for vm, run in zip(vms, step.runs):
     (command,) = vm.CommandsMatching(WRAPPER)
@@ -173,9 +179,11 @@ def test_fixed_rate_step_publishes_response_and_service_time(
   vms = Loaders()
   for vm, run in zip(vms, step.runs):
     files = outputs()
-    files[phase_results.HDR] = shifted_hdr(lab(WRITE_HDR), 0.0, ('rt', 'wt'))
+    files[loader_files.HDR] = shifted_hdr(lab(WRITE_HDR), 0.0, ('rt', 'wt'))
     Serve(vm, run, files)
-  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  record = phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {}, threads.RunThreaded
+  )
   result = phase_runner.LoadStepResult(step, record, settings)
   rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   kinds = sorted(
@@ -212,7 +220,7 @@ def test_loaders_start_together(tmp_path, outputs):
 
   for i, (vm, run) in enumerate(zip(vms, step.runs)):
     Serve(vm, run, outputs(), before=WaitForAll(i))
-  phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  phase_runner.RunStressStep(step, vms, str(tmp_path), {}, threads.RunThreaded)
   assert waited == [True, True, True]
 
 
@@ -276,7 +284,7 @@ def test_uses_the_given_thread_runner(tmp_path, outputs):
 
 
 def Failure(step, record, settings):
-  with pytest.raises(phase_results.PhaseOutputError) as raised:
+  with pytest.raises(step_status.PhaseOutputError) as raised:
     phase_runner.LoadStepResult(step, record, settings)
   (row,) = sample_rows.FailureRows(step, run_contexts.ScyllaZ3(), raised.value)
   assert (row.metric, row.value) == ('phase_status', 0)
@@ -291,20 +299,22 @@ def test_loader_failing_mid_phase(tmp_path, outputs, lab, testdata):
   Serve(vms[0], step.runs[0], outputs())
   text = lab(WRITE_TEXT)
   cut_at = text.index('total,        117681')
-  hdr = outputs()[phase_results.HDR]
+  hdr = outputs()[loader_files.HDR]
   Serve(
       vms[1],
       step.runs[1],
       {
-          phase_results.STDOUT: text[:cut_at],
-          phase_results.LOG: text[:cut_at],
-          phase_results.HDR: hdr[: len(hdr) // 2],
-          phase_results.TIMES: testdata('loader', 'loader-fail.times'),
-          phase_results.CPU: testdata('loader', 'loader-fail.cpu'),
+          loader_files.STDOUT: text[:cut_at],
+          loader_files.LOG: text[:cut_at],
+          loader_files.HDR: hdr[: len(hdr) // 2],
+          loader_files.TIMES: testdata('loader', 'loader-fail.times'),
+          loader_files.CPU: testdata('loader', 'loader-fail.cpu'),
       },
       error='command failed: exit 3',
   )
-  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  record = phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {}, threads.RunThreaded
+  )
   # Everything of both loaders is pulled, what the failed one wrote too.
   assert len(LocalFiles(tmp_path)) == 10
   assert record.loaders[0].error is None
@@ -324,9 +334,11 @@ def test_missing_hdr_file(tmp_path, outputs):
   vms = Loaders()
   Serve(vms[0], step.runs[0], outputs())
   files = outputs()
-  del files[phase_results.HDR]
+  del files[loader_files.HDR]
   Serve(vms[1], step.runs[1], files)
-  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  record = phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {}, threads.RunThreaded
+  )
   assert len(LocalFiles(tmp_path)) == 9
   assert 'no such file' in record.loaders[1].missing_files['hdr']
   assert list(record.loaders[1].missing_files) == ['hdr']
@@ -339,10 +351,12 @@ def test_empty_output(tmp_path, outputs):
   step = Steps(settings)['populate']
   vms = Loaders()
   files = outputs()
-  files.update({phase_results.STDOUT: '', phase_results.LOG: ''})
+  files.update({loader_files.STDOUT: '', loader_files.LOG: ''})
   Serve(vms[0], step.runs[0], files)
   Serve(vms[1], step.runs[1], outputs())
-  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  record = phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {}, threads.RunThreaded
+  )
   error = Failure(step, record, settings)
   assert 'loader 0 (loader0): log /r/populate.loader0.log: Empty' in error
 
@@ -355,13 +369,15 @@ def test_unreachable_loader(tmp_path, outputs):
   vms[1].Reply(
       '.', fail=True, stderr='ssh: connect to host 10.0.1.1: timed out'
   )
-  record = phase_runner.RunStressStep(step, vms, str(tmp_path), {})
+  record = phase_runner.RunStressStep(
+      step, vms, str(tmp_path), {}, threads.RunThreaded
+  )
   assert LocalFiles(tmp_path) == sorted(
       f'populate.loader0.{ext}' for ext in ('out', 'log', 'hdr', 'times', 'cpu')
   )
   unreachable = record.loaders[1]
   assert unreachable.error.startswith('command failed: loader1: command failed')
-  assert sorted(unreachable.missing_files) == sorted(phase_results.FILE_KINDS)
+  assert sorted(unreachable.missing_files) == sorted(loader_files.FILE_KINDS)
   assert unreachable.start_s is None
   # The span falls back on the controller's clock for that loader.
   assert record.Span()[1] >= unreachable.returned_at
@@ -407,6 +423,7 @@ def test_progress_of_a_long_step(tmp_path, outputs, lab, caplog):
         vms,
         str(tmp_path),
         {},
+        threads.RunThreaded,
         clock=StepClock(),
         progress_interval_s=0.01,
     )
@@ -504,7 +521,7 @@ def test_loader_command_runs_under_posix_sh(tmp_path, lab):
   with open(paths['stdout']) as f:
     assert f.read() == lab(WRITE_TEXT)
   with open(paths['times']) as f:
-    times = phase_results.ParseTimes(f.read())
+    times = loader_files.ParseTimes(f.read())
   assert times.exit_code == 3
   assert times.start_s <= times.end_s
   assert times.free_kib > 0
@@ -532,7 +549,7 @@ def test_delayed_loader_command_starts_late_under_posix_sh(tmp_path):
   assert finished.returncode == 0
   paths = phase_runner.RemotePaths(run)
   with open(paths['times']) as f:
-    times = phase_results.ParseTimes(f.read())
+    times = loader_files.ParseTimes(f.read())
   assert times.start_s >= launched + 2
   with open(paths['cpu']) as f:
     first = loader_cpu.ParseCpuSamples(f.read())[0]
@@ -543,7 +560,7 @@ def test_refuses_other_steps():
   settings = Settings(phases=('populate', 'quiesce'))
   step = Steps(settings)['quiesce']
   with pytest.raises(ValueError, match='not a stress step'):
-    phase_runner.RunStressStep(step, Loaders(), '/tmp', {})
+    phase_runner.RunStressStep(step, Loaders(), '/tmp', {}, threads.RunThreaded)
 
 
 def test_stop_groups_kills_every_process_of_a_left_run(tmp_path):

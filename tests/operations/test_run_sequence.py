@@ -35,17 +35,18 @@ import re
 
 import pytest
 
-from perfkit_plugins import phase_runner
 from perfkit_plugins import compaction_poller
+from perfkit_plugins import phase_runner
 from perfkit_plugins import run_sequence
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import loader_files
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import run_contexts
+from perfkit_plugins.testing import threads
 
 TESTDATA = pathlib.Path(__file__).resolve().parents[1] / 'testdata'
 REST = TESTDATA / 'scylla_rest'
@@ -109,7 +110,7 @@ class TickingClock:
 def Window(stress_output, source):
   """A step's window on the controller's clock: the real times file, moved
   back by each loader's clock offset (earliest start, latest end)."""
-  times = phase_results.ParseTimes(stress_output(source, phase_results.TIMES))
+  times = loader_files.ParseTimes(stress_output(source, loader_files.TIMES))
   return (
       times.start_s - max(LOADER_OFFSETS),
       times.end_s - min(LOADER_OFFSETS),
@@ -120,7 +121,7 @@ def AfterTheLoads():
   """A controller time after every real run's end."""
   return (
       max(
-          phase_results.ParseTimes(path.read_text()).end_s
+          loader_files.ParseTimes(path.read_text()).end_s
           for path in (TESTDATA / 'stress').glob('*.times')
       )
       + 60
@@ -194,12 +195,13 @@ def RunAll(tmp_path, settings, servers, loaders, steps, clock):
   notices = []
   outcomes = run_sequence.RunSteps(
       steps,
-      scylla.ScyllaEngine(settings),
+      scylla.ScyllaEngine(settings, '/tmp/pkb'),
       servers,
       loaders,
       settings,
       str(tmp_path),
       Offsets(servers, loaders),
+      threads.RunThreaded,
       notify=lambda event, step, outcome=None: notices.append(
           (event, step.name, outcome and outcome.status)
       ),
@@ -359,10 +361,10 @@ def test_loader_command_fails_mid_phase(tmp_path, make_loaders, stress_output):
   # What loader 2 had written when its command failed: the real medium read
   # cut a third of the way, and the real times of a failed command.
   paths = phase_runner.RemotePaths(failing)
-  for kind in (phase_results.STDOUT, phase_results.LOG, phase_results.HDR):
+  for kind in (loader_files.STDOUT, loader_files.LOG, loader_files.HDR):
     text = stress_output('read_medium.loader0', kind)
     vm.remote_files[paths[kind]] = text[: len(text) // 3]
-  vm.remote_files[paths[phase_results.TIMES]] = (
+  vm.remote_files[paths[loader_files.TIMES]] = (
       TESTDATA / 'loader' / 'loader-fail.times'
   ).read_text()
   vm.Reply(
@@ -424,7 +426,7 @@ def test_missing_hdr_file(tmp_path, make_loaders, stress_output):
   steps = Steps(settings)
   mixed = steps[-1]
   hdr_path = mixed.runs[1].hdr_path
-  loaders = make_loaders(steps, missing={('mixed', 1, phase_results.HDR)})
+  loaders = make_loaders(steps, missing={('mixed', 1, loader_files.HDR)})
   outcomes, _ = RunAll(
       tmp_path,
       settings,

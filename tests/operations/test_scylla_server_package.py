@@ -21,7 +21,6 @@
 import importlib.util
 import pathlib
 
-from absl import flags
 from absl.testing import flagsaver
 import pytest
 
@@ -35,8 +34,6 @@ PACKAGE = (
 
 @pytest.fixture(name='package')
 def _Package():
-  if 'scylla_release' not in flags.FLAGS:
-    scylla_phases_flags.DefineFlags()
   spec = importlib.util.spec_from_file_location('scylla_server_pkg', PACKAGE)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
@@ -45,8 +42,7 @@ def _Package():
 
 def test_apt_install_uses_the_release_flag(package):
   vm = fake_vm.FakeVm()
-  with flagsaver.flagsaver():
-    flags.FLAGS['scylla_release'].value = '2026.2.5'
+  with flagsaver.flagsaver((scylla_phases_flags.RELEASE, '2026.2.5')):
     package.AptInstall(vm)
   assert vm.CommandsMatching(r'scylla-2026\.2\.list$')
   assert vm.CommandsMatching(r'Pin: version 2026\.2\.5-\*')
@@ -55,17 +51,17 @@ def test_apt_install_uses_the_release_flag(package):
 
 def test_yum_install_pins_the_patch_release(package):
   vm = fake_vm.FakeVm()
-  with flagsaver.flagsaver():
-    flags.FLAGS['scylla_release'].value = '2026.3.1'
+  with flagsaver.flagsaver((scylla_phases_flags.RELEASE, '2026.3.1')):
     package.YumInstall(vm)
   assert vm.installed == ['scylla-2026.3.1']
 
 
 def test_mirror_flags_reach_the_installer(package):
   vm = fake_vm.FakeVm()
-  with flagsaver.flagsaver():
-    flags.FLAGS['scylla_repo_url'].value = 'http://m/s-{version}.list'
-    flags.FLAGS['scylla_repo_key_url'].value = 'http://m/key.asc'
+  with flagsaver.flagsaver(
+      (scylla_phases_flags.REPO_URL, 'http://m/s-{version}.list'),
+      (scylla_phases_flags.REPO_KEY_URL, 'http://m/key.asc'),
+  ):
     package.AptInstall(vm)
   assert vm.CommandsMatching(r'curl -fsSL http://m/key\.asc \|')
   assert vm.CommandsMatching(r'http://m/s-2026\.3\.list$')

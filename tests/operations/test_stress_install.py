@@ -38,6 +38,9 @@ from perfkit_plugins.core import stress_tools
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import local_vm
 
+# PKB's linux_packages.INSTALL_DIR, which the shell hands in.
+ROOT = '/opt/pkb'
+
 NASTY = "x'; touch pwned; echo '$(touch pwned2) `touch pwned3`"
 TESTDATA = pathlib.Path(__file__).parents[1] / 'testdata'
 
@@ -180,7 +183,7 @@ def test_install_scylla_asset_uses_an_installed_java_21_or_newer():
   tool = stress_tools.StressToolOf(_Settings())
   listing = (TESTDATA / 'java' / 'list-debian12-temurin25.txt').read_text()
   vm = _Loader(tool, [listing])
-  checksum = stress_install.Install(vm, tool, 'apt')
+  checksum = stress_install.Install(vm, tool, 'apt', ROOT)
   assert checksum.source == 'published'
   assert vm.installed == ['curl']
   install_dir = '/opt/pkb/scylla-cassandra-stress-3.18.1'
@@ -207,7 +210,7 @@ def test_install_installs_a_packaged_jdk_only_when_offered():
       )
 
   vm.InstallPackages = Install
-  stress_install.Install(vm, tool, 'yum')
+  stress_install.Install(vm, tool, 'yum', ROOT)
   assert vm.installed == ['curl', 'java-17-openjdk-devel']
   assert vm.commands[-1].startswith('ln -sfn /usr/lib/jvm/java-17-openjdk ')
 
@@ -219,7 +222,7 @@ def test_install_fails_at_once_when_the_image_has_no_fitting_jdk():
   )
   vm = _Loader(tool, [listing])
   with pytest.raises(java.JavaError) as raised:
-    stress_install.Install(vm, tool, 'apt')
+    stress_install.Install(vm, tool, 'apt', ROOT)
   message = str(raised.value)
   assert 'ScyllaDB cassandra-stress 3.18.1 needs Java 21 or newer' in message
   assert 'loader-0 (debian12)' in message
@@ -244,7 +247,9 @@ def test_java_ensure_on_this_machines_real_jdks(tmp_path):
 
 
 def test_stress_launcher_follows_the_settings():
-  assert stress_install.StressLauncher(_Settings(stress_tool='apache')) == (
+  assert stress_install.StressLauncher(
+      _Settings(stress_tool='apache'), ROOT
+  ) == (
       '/opt/pkb/apache-cassandra-5.0.9/tools/bin/cassandra-stress',
       '/opt/pkb/apache-cassandra-5.0.9/jdk',
   )
@@ -257,7 +262,7 @@ def test_check_version_accepts_the_release_it_was_asked_for():
       r' version$',
       (TESTDATA / 'stress_tool' / 'version-3.18.1.txt').read_text(),
   )
-  version = stress_install.CheckVersion(vm, tool, root=f'/opt/{NASTY}')
+  version = stress_install.CheckVersion(vm, tool, f'/opt/{NASTY}')
   assert version.version == '3.18.1'
   assert version.components['scylla-java-driver'] == '3.11.5.7'
   assert vm.commands == [stress_install.VersionCommand(tool, f'/opt/{NASTY}')]
@@ -274,7 +279,7 @@ def test_check_version_rejects_another_release(lab):
   vm = fake_vm.FakeVm(name='loader-2')
   vm.Reply(r' version$', lab('cs-version.txt'))
   with pytest.raises(stress_install.StressInstallError) as raised:
-    stress_install.CheckVersion(vm, tool)
+    stress_install.CheckVersion(vm, tool, ROOT)
   assert 'reports version 3.12.0-SNAPSHOT, not 3.18.1' in str(raised.value)
   assert '--scylla_stress_release' in str(raised.value)
 
@@ -284,7 +289,7 @@ def test_check_version_fails_when_the_tool_reports_nothing():
   vm = fake_vm.FakeVm(name='loader-3')
   vm.Reply('version', '', stderr='UnsupportedClassVersionError')
   with pytest.raises(stress_install.StressInstallError, match='loader-3'):
-    stress_install.CheckVersion(vm, tool)
+    stress_install.CheckVersion(vm, tool, ROOT)
 
 
 def test_check_version_accepts_apache_5_0_missing_version():
@@ -293,7 +298,7 @@ def test_check_version_accepts_apache_5_0_missing_version():
   )
   vm = fake_vm.FakeVm()
   vm.Reply('version', stress_install.APACHE_NO_VERSION + '\n')
-  version = stress_install.CheckVersion(vm, tool)
+  version = stress_install.CheckVersion(vm, tool, ROOT)
   assert version == stress_output.StressVersion(
       version='5.0.6',
       components={'reported': stress_install.APACHE_NO_VERSION},
@@ -301,4 +306,4 @@ def test_check_version_accepts_apache_5_0_missing_version():
   # Only for the Apache tool: ScyllaDB's always prints its version.
   scylla = stress_tools.StressToolOf(_Settings())
   with pytest.raises(stress_install.StressInstallError):
-    stress_install.CheckVersion(vm, scylla)
+    stress_install.CheckVersion(vm, scylla, ROOT)

@@ -89,9 +89,8 @@ def DecodedGroups(result):
 def test_helpmatch_lists_every_flag(tmp_path):
   result = RunPkb('--helpmatch=scylla_phases', tmp_path=tmp_path)
   assert result.returncode == 0, result.stderr[-2000:]
-  for _, field, _ in scylla_phases_flags.FLAG_HELP:
-    name = scylla_phases_flags.FlagName(field)
-    assert re.search(rf'--(\[no\])?{name}:', result.stdout), name
+  for holder in scylla_phases_flags.ALL:
+    assert re.search(rf'--(\[no\])?{holder.name}:', result.stdout), holder.name
 
 
 def test_machine_type_sets_servers_only(tmp_path):
@@ -266,10 +265,7 @@ def test_names_and_flags_do_not_collide_with_pkb(tmp_path):
       check=True,
   )
   pkb_names = json.loads(result.stdout.splitlines()[-1])
-  ours_flags = {
-      scylla_phases_flags.FlagName(f)
-      for _, f, _ in scylla_phases_flags.FLAG_HELP
-  }
+  ours_flags = {holder.name for holder in scylla_phases_flags.ALL}
   assert not ours_flags & set(pkb_names['flags'])
   ours_benchmarks = {
       'perfkitbenchmarker.linux_benchmarks.' + p.stem

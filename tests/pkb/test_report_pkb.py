@@ -47,7 +47,7 @@ import pytest
 from perfkit_plugins import phase_runner
 from perfkit_plugins import report_plots
 from perfkit_plugins.core import compactions
-from perfkit_plugins.core import phase_results
+from perfkit_plugins.core import loader_files
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.core import sample_rows
@@ -55,6 +55,7 @@ from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import pkb_checkout
 from perfkit_plugins.testing import run_contexts
+from perfkit_plugins.testing import threads
 
 CHECKOUT = pkb_checkout.RequireOrSkip()
 pytestmark = pytest.mark.pkb
@@ -62,6 +63,7 @@ pytestmark = pytest.mark.pkb
 # pylint: disable=g-import-not-at-top,wrong-import-position
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
+from perfkit_plugins.pkb_shell import samples as samples_lib
 
 # pylint: enable=g-import-not-at-top,wrong-import-position
 
@@ -122,16 +124,18 @@ def _StressRows(step, index, settings, lab, testdata, shifted_hdr, out_dir):
         vm,
         run,
         {
-            phase_results.STDOUT: lab(WRITE_TEXT),
-            phase_results.LOG: lab(WRITE_TEXT),
-            phase_results.HDR: shifted_hdr(lab(WRITE_HDR), shift, kinds),
-            phase_results.TIMES: testdata('loader', 'loader-busy.times'),
-            phase_results.CPU: testdata('loader', 'loader-idle.cpu'),
+            loader_files.STDOUT: lab(WRITE_TEXT),
+            loader_files.LOG: lab(WRITE_TEXT),
+            loader_files.HDR: shifted_hdr(lab(WRITE_HDR), shift, kinds),
+            loader_files.TIMES: testdata('loader', 'loader-busy.times'),
+            loader_files.CPU: testdata('loader', 'loader-idle.cpu'),
         },
     )
   step_dir = os.path.join(out_dir, step.name)
   os.makedirs(step_dir)
-  record = phase_runner.RunStressStep(step, vms, step_dir, {})
+  record = phase_runner.RunStressStep(
+      step, vms, step_dir, {}, threads.RunThreaded
+  )
   result = phase_runner.LoadStepResult(step, record, settings)
   return record, sample_rows.StressRows(step, result, run_contexts.LabHost())
 
@@ -188,7 +192,7 @@ def PublishRows(rows, path, run_uri, collapse_labels=True):
   """Writes rows as PKB does: Sample objects through its JSON publisher."""
   samples = [
       dict(
-          bm.SampleOf(row).asdict(),
+          samples_lib.SampleOf(row).asdict(),
           test='scylla_phases',
           run_uri=run_uri,
           official=False,

@@ -60,6 +60,8 @@ from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
 from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
+from perfkit_plugins.pkb_shell import run_settings
+from perfkit_plugins.pkb_shell import step_signals
 
 # pylint: enable=g-import-not-at-top,wrong-import-position,g-bad-import-order
 
@@ -255,11 +257,11 @@ def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
 
 def Plan(benchmark_spec):
   """The steps Run plans for this spec."""
-  settings = bm.SettingsFromConfig(benchmark_spec.config)
-  return bm._PlanSteps(  # pylint: disable=protected-access
+  settings = run_settings.SettingsFromConfig(benchmark_spec.config)
+  return run_settings.PlanSteps(
       settings,
       [vm.internal_ip for vm in benchmark_spec.vm_groups['servers']],
-      bm.ClusterRamBytes(settings),
+      run_settings.ClusterRamBytes(settings),
   )
 
 
@@ -281,14 +283,14 @@ class Recorded:
     )
 
   def __enter__(self):
-    bm.STEP_STARTED.connect(self._Started, weak=False)
-    bm.STEP_FINISHED.connect(self._Finished, weak=False)
+    step_signals.STEP_STARTED.connect(self._Started, weak=False)
+    step_signals.STEP_FINISHED.connect(self._Finished, weak=False)
     events.record_event.connect(self._Event, weak=False)
     return self
 
   def __exit__(self, *exc):
-    bm.STEP_STARTED.disconnect(self._Started)
-    bm.STEP_FINISHED.disconnect(self._Finished)
+    step_signals.STEP_STARTED.disconnect(self._Started)
+    step_signals.STEP_FINISHED.disconnect(self._Finished)
     events.record_event.disconnect(self._Event)
 
 
@@ -504,7 +506,9 @@ def CommittedResults():
 
 def CheckCleanup(benchmark_spec, run_dir):
   """Every server's logs and configs were pulled, then it was stopped."""
-  engine = scylla.ScyllaEngine(bm.SettingsFromConfig(benchmark_spec.config))
+  engine = scylla.ScyllaEngine(
+      run_settings.SettingsFromConfig(benchmark_spec.config), vm_util.VM_TMP_DIR
+  )
   for vm in benchmark_spec.vm_groups['servers']:
     pulled = [remote for _, remote in vm.pulled]
     assert pulled == engine.LogPaths()

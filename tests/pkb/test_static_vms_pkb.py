@@ -33,6 +33,7 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import pkb  # Defines every flag pkb.py has.
 from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
+from perfkit_plugins.pkb_shell import run_settings
 
 # pylint: enable=g-import-not-at-top,wrong-import-position,g-bad-import-order
 
@@ -74,7 +75,7 @@ def _Decode(user_config, *args):
     )
     with spec.RedirectFlags(FLAGS):
       bm.CheckPrerequisites(spec)
-      return bm.SettingsFromConfig(spec), spec
+      return run_settings.SettingsFromConfig(spec), spec
 
 
 SERVERS = [_Vm(f'10.1.0.{i}', mount_point='/data') for i in (1, 2, 3)]
