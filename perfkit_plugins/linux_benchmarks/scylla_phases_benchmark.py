@@ -186,6 +186,17 @@ def _AlwaysCallCleanup(benchmark_spec):
   benchmark_spec.always_call_cleanup = True
 
 
+def _MeasureClockOffsets(vms):
+  """{VM name: its clock minus the controller's}, kept in the run dir."""
+  measured = clock_offsets.MeasureClockOffsets(
+      vms, background_tasks.RunThreaded
+  )
+  raw_outputs.WriteJson(
+      os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured
+  )
+  return {name: offset.offset_s for name, offset in measured.items()}
+
+
 def Prepare(benchmark_spec):
   """Installs, tunes and starts the database; installs the loaders."""
   _AlwaysCallCleanup(benchmark_spec)
@@ -224,13 +235,7 @@ def Run(benchmark_spec):
   loaders = benchmark_spec.vm_groups[LOADERS]
   engine = _Engine(settings, benchmark_spec.config)
   engine.volumes.update(getattr(benchmark_spec, 'scylla_data_volumes', {}))
-  measured = clock_offsets.MeasureClockOffsets(
-      servers + loaders, background_tasks.RunThreaded
-  )
-  raw_outputs.WriteJson(
-      os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured
-  )
-  offsets = {name: offset.offset_s for name, offset in measured.items()}
+  offsets = _MeasureClockOffsets(servers + loaders)
   context = run_context.ReadRunContext(
       settings,
       engine,
@@ -252,27 +257,21 @@ def Run(benchmark_spec):
       settings,
       _OutputDir('steps'),
       offsets,
+      background_tasks.RunThreaded,
       notify=step_signals.Notifier(benchmark_spec),
-      run_threaded=background_tasks.RunThreaded,
   )
-  samples = [
-      samples_lib.SampleOf(row)
-      for outcome in outcomes
-      for row in run_sequence.OutcomeRows(outcome, context)
+  return samples_lib.RunSamples(benchmark_spec, outcomes, context)
+
+
+def _CleanupFailures(outcomes):
+  """The machines Cleanup could not clean, one 'name: why' each."""
+  return [
+      f'{name}: {why}' for name, why in outcomes['servers'].items() if why
+  ] + [
+      f'{name}: {what}'
+      for name, what in outcomes['loaders'].items()
+      if what.startswith('unreachable')
   ]
-  failures = run_sequence.Failures(outcomes)
-  if run_sequence.Interrupted(outcomes):
-    # As pkb.py itself ends on SIGINT (Cleanup first), once the samples
-    # measured so far are published.
-    samples_lib.PublishBeforeFailing(benchmark_spec, samples)
-    raise KeyboardInterrupt('; '.join(failures))
-  if failures:
-    samples_lib.PublishBeforeFailing(benchmark_spec, samples)
-    raise errors.Benchmarks.RunError(
-        'scylla_phases steps failed (the samples measured were published): '
-        + '; '.join(failures)
-    )
-  return samples
 
 
 def Cleanup(benchmark_spec):
@@ -306,13 +305,7 @@ def Cleanup(benchmark_spec):
       ),
   }
   raw_outputs.WriteJson(os.path.join(_OutputDir(), CLEANUP_FILE), outcomes)
-  failed = [
-      f'{name}: {why}' for name, why in outcomes['servers'].items() if why
-  ] + [
-      f'{name}: {what}'
-      for name, what in outcomes['loaders'].items()
-      if what.startswith('unreachable')
-  ]
+  failed = _CleanupFailures(outcomes)
   if failed:
     raise errors.Resource.CleanupError(
         'scylla_phases could not clean every machine: ' + '; '.join(failed)

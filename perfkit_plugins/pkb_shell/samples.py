@@ -14,9 +14,12 @@
 
 """Run's rows as PKB samples, and publishing what a failing Run measured."""
 
+from perfkitbenchmarker import errors
 from perfkitbenchmarker import events
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
+
+from perfkit_plugins import run_sequence
 
 
 def SampleOf(row):
@@ -52,3 +55,39 @@ def PublishBeforeFailing(benchmark_spec, samples):
   collector = publisher.SampleCollector()
   collector.AddSamples(samples, benchmark_spec.name, benchmark_spec)
   collector.PublishSamples()
+
+
+def RunSamples(benchmark_spec, outcomes, context):
+  """Run's samples, or, when a step failed, them published and an error.
+
+  Args:
+    benchmark_spec: the run's PKB BenchmarkSpec.
+    outcomes: run_sequence.RunSteps' outcomes.
+    context: sample_rows.RunContext of the run.
+
+  Returns:
+    Every step's samples (PKB publishes them when Run returns).
+
+  Raises:
+    errors.Benchmarks.RunError: a step failed or timed out; the samples
+      were published.
+    KeyboardInterrupt: pkb.py was interrupted; the samples were published,
+      and pkb.py ends as it ends on SIGINT (Cleanup first).
+  """
+  samples = [
+      SampleOf(row)
+      for outcome in outcomes
+      for row in run_sequence.OutcomeRows(outcome, context)
+  ]
+  failures = run_sequence.Failures(outcomes)
+  if run_sequence.Interrupted(outcomes):
+    PublishBeforeFailing(benchmark_spec, samples)
+    raise KeyboardInterrupt('; '.join(failures))
+  if failures:
+    PublishBeforeFailing(benchmark_spec, samples)
+    raise errors.Benchmarks.RunError(
+        f'{benchmark_spec.name} steps failed (the samples measured were'
+        ' published): '
+        + '; '.join(failures)
+    )
+  return samples
