@@ -33,19 +33,14 @@ class BringUpError(Exception):
   """The cluster did not reach Up/Normal on every node in time."""
 
 
-def _Sequential(function, items):
-  for item in items:
-    function(item)
-
-
-def Configure(engine, servers, run_parallel=_Sequential):
+def Configure(engine, servers, run_threaded):
   """Configures the seed, then the other servers.
 
   Args:
     engine: base.Engine.
     servers: server VMs; the first is the seed.
-    run_parallel: callable(function, items) running function on every item
-      (PKB's background_tasks.RunThreaded); sequential by default.
+    run_threaded: PKB's background_tasks.RunThreaded, or anything with its
+      contract, to configure the other servers at once.
 
   Returns:
     the seed addresses.
@@ -53,7 +48,7 @@ def Configure(engine, servers, run_parallel=_Sequential):
   seed_ips = [servers[0].internal_ip]
   engine.Configure(servers[0], seed_ips)
   if servers[1:]:
-    run_parallel(lambda vm: engine.Configure(vm, seed_ips), servers[1:])
+    run_threaded(lambda vm: engine.Configure(vm, seed_ips), list(servers[1:]))
   return seed_ips
 
 
@@ -98,6 +93,7 @@ def _WaitServing(engine, vm, deadline, poll_s, sleep, clock):
         return
       why = 'not serving CQL yet'
     except Exception as e:  # pylint: disable=broad-except
+      # Any failure of the probe is "not yet" until the deadline.
       why = f'no answer: {e}'
     _CheckRunning(engine, [vm])
     if clock() >= deadline:
@@ -182,11 +178,12 @@ def PullLogs(engine, servers, log_dir):
         vm.PullFile(target, path)
         pulled.append(os.path.join(target, os.path.basename(path)))
       except Exception as e:  # pylint: disable=broad-except
+        # Best effort: a log that cannot be pulled must not stop the others.
         logging.warning('%s: could not pull %s: %s', vm.name, path, e)
   return pulled
 
 
-def Stop(engine, servers, clean=True, run_parallel=_Sequential):
+def Stop(engine, servers, run_threaded, clean=True):
   """Stops every node and, when the engine can, removes its data.
 
   A node that cannot be stopped or cleaned (unreachable, say) does not keep
@@ -195,8 +192,8 @@ def Stop(engine, servers, clean=True, run_parallel=_Sequential):
   Args:
     engine: base.Engine.
     servers: server VMs.
+    run_threaded: PKB's background_tasks.RunThreaded, as for Configure.
     clean: also call engine.Clean(vm).
-    run_parallel: callable(function, items), as for Configure.
 
   Returns:
     {vm name: '' when done, else why not (one line)}.
@@ -215,5 +212,5 @@ def Stop(engine, servers, clean=True, run_parallel=_Sequential):
       outcomes[vm.name] = f'{type(e).__name__}: {why}'
       logging.warning('%s: could not stop and clean: %s', vm.name, why)
 
-  run_parallel(StopOne, list(servers))
+  run_threaded(StopOne, list(servers))
   return outcomes

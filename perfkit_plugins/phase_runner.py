@@ -203,6 +203,7 @@ def StopLoaders(loader_vms, remote_dir, run_threaded):
           StopGroupsCommand(remote_dir), timeout=_PROGRESS_COMMAND_TIMEOUT_S
       )
     except Exception as e:  # pylint: disable=broad-except
+      # Reported, never raised: the other loaders must still be stopped.
       why = remote_errors.Summary(e)
       logging.warning('%s: could not stop its runs: %s', vm.name, why)
       return f'unreachable: {why}'
@@ -241,6 +242,7 @@ def CreateSchema(step, loader_vms, local_dir):
   try:
     vm.RemoteCommand(SchemaCommand(run), timeout=_SCHEMA_TIMEOUT_S)
   except Exception as e:  # pylint: disable=broad-except
+    # Recorded in the step's record; what the command printed is pulled.
     error = f'{type(e).__name__}: {remote_errors.Summary(e)}'
   local = os.path.join(local_dir, posixpath.basename(run.stdout_path))
   pulled, missing = _PullAll(vm, run, local_dir, {'stdout': run.stdout_path})
@@ -481,6 +483,7 @@ def _PullAll(vm, run, local_dir, paths=None):
     try:
       vm.PullFile(local_dir, remote)
     except Exception as e:  # pylint: disable=broad-except
+      # A file that cannot be pulled is named; the others are still pulled.
       missing[kind] = f'{type(e).__name__}: {remote_errors.Summary(e)}'
       continue
     local = os.path.join(local_dir, posixpath.basename(remote))
@@ -552,10 +555,10 @@ def RunStressStep(
     local_dir: existing local directory (the PKB run directory) that
       receives every loader's files.
     clock_offsets: {vm.name: VM clock minus controller clock, seconds}
-      (clock_offsets.MeasureClockOffsets(...)[name].offset_s); a VM missing
+      (vm_clocks.MeasureClockOffsets(...)[name].offset_s); a VM missing
       here counts as 0.
     run_threaded: PKB's background_tasks.RunThreaded, or anything with its
-      contract for ((args), {kwargs}) params.
+      contract for ((args), {kwargs}) params and max_concurrent_threads.
     clock: the controller's clock (epoch seconds); injectable for tests.
     progress_interval_s: seconds between progress lines.
     cpu_interval_s: seconds between CPU samples on the loaders.
@@ -612,7 +615,13 @@ def RunStressStep(
   )
   interrupted = False
   try:
-    launched = run_threaded(_Call, [((task,), {}) for task in tasks])
+    # Every loader and the watcher run at once, also past PKB's default
+    # cap of 200 threads: the loaders wait for each other at the barrier.
+    launched = run_threaded(
+        _Call,
+        [((task,), {}) for task in tasks],
+        max_concurrent_threads=len(tasks),
+    )
   except KeyboardInterrupt:
     # pkb.py got SIGINT: the watcher stopped the loaders; what they wrote
     # so far is still pulled and recorded.

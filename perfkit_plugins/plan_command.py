@@ -39,8 +39,8 @@ import importlib.util
 import os
 import sys
 
-from perfkit_plugins import clock_offsets
 from perfkit_plugins import pkb_location
+from perfkit_plugins import vm_clocks
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import machines
 from perfkit_plugins.core import plan_machines
@@ -129,12 +129,10 @@ def _DecodedRuns(flag_values):
         flag_values=flag_values,
         **config_dict,
     )
-    # pylint: disable=protected-access
     with spec.RedirectFlags(flag_values):
       module.CheckPrerequisites(spec)
       settings = run_settings.SettingsFromConfig(spec)
       local_ssds = run_settings.LocalSsds(settings, spec.vm_groups['servers'])
-    # pylint: enable=protected-access
     static_vms = {
         name: [
             f'{vm.user_name}@{vm.ip_address}:{vm.ssh_port}'
@@ -159,7 +157,7 @@ def MachinesOf(settings, local_ssds):
         f' {settings.server_machine_type!r}; the plan needs its vCPUs and'
         ' memory (core/machines.py)'
     )
-  today = clock_offsets.UtcDate()
+  today = vm_clocks.UtcDate()
   return plan_machines.Machines(
       server_shape=server_shape,
       local_ssds=local_ssds,
@@ -209,7 +207,7 @@ def _OwnMachinesRun(title, settings, static_vms):
       settings,
       steps,
       static_vms,
-      cost.ServerPrice(settings, clock_offsets.UtcDate()),
+      cost.ServerPrice(settings, vm_clocks.UtcDate()),
   )
 
 

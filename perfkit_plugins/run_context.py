@@ -16,9 +16,9 @@
 
 import re
 
-from perfkit_plugins import clock_offsets
 from perfkit_plugins import machine_facts
 from perfkit_plugins import stress_install
+from perfkit_plugins import vm_clocks
 from perfkit_plugins.core import cost
 from perfkit_plugins.core import sample_rows
 from perfkit_plugins.core import stress_tools
@@ -68,6 +68,6 @@ def ReadRunContext(
       server_machine_type=settings.server_machine_type,
       server_vcpus=sum(vm.num_cpus for vm in servers),
       shards=shards,
-      server_price=cost.ServerPrice(settings, clock_offsets.UtcDate()),
+      server_price=cost.ServerPrice(settings, vm_clocks.UtcDate()),
       tuning=tuning,
   )

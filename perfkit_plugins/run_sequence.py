@@ -179,6 +179,7 @@ def _LostServers(engine, servers):
           f'the {engine.NAME} process is not running (it ended during the step)'
       )
     except Exception as e:  # pylint: disable=broad-except
+      # Whatever PKB raised, the server is reported, not the check failed.
       why = f'unreachable ({remote_errors.Summary(e)})'
     lost.append(f'server {vm.name} ({vm.internal_ip}): {why}')
   return lost
@@ -294,6 +295,8 @@ def RunSteps(
       )
       stopped = f'pkb.py was interrupted during {step.name}'
     except Exception as e:  # pylint: disable=broad-except
+      # A failing step ends the sequence with its outcome recorded, so the
+      # steps before it are still published.
       logging.exception('scylla_phases: step %s failed', step.name)
       outcome = _WithLostServers(
           StepOutcome(step, STATUS_FAILED, started_at, clock(), error=f'{e}'),

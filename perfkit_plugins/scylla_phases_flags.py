@@ -14,12 +14,15 @@
 
 """The flags of the scylla_phases benchmark, as absl FlagHolders.
 
-One flag per Settings field (core/settings.py): `--scylla_<field>`, whose
-default is the field's default, so defaults are written once. The benchmark
-module and the package modules read them through SettingsFromFlags, which
-builds the one settings object everything below the shell receives. This
-module imports absl only (not PKB), so the `plan` command reads the same
-flags without PKB.
+One flag per Settings field (core/settings.py) but those PKB's own flags
+and the config give (FROM_PKB): `--scylla_<field>`, whose default is the
+field's default (but --scylla_loader_count's), so defaults are written once.
+GROUPS lists every flag once, as the README groups them; a test checks that
+it holds every flag defined here and every Settings field. The shell
+(pkb_shell/run_settings.py) and the package modules build the one settings
+object everything below the shell receives with SettingsFromFlags; the
+shell reads a few holders directly where a flag's presence matters. This
+module imports absl only, not PKB.
 """
 
 from absl import flags
@@ -219,7 +222,7 @@ LOADER_MACHINE_TYPE = flags.DEFINE_string(
 )
 LOADER_COUNT = flags.DEFINE_integer(
     'scylla_loader_count',
-    0,
+    0,  # Not the Settings default: 0 asks GetConfig to size the loaders.
     'Number of loader VMs; 0 sizes them from the servers vCPUs.',
     lower_bound=0,
 )

@@ -94,7 +94,7 @@ def _Remote(vm, artifact, what, command):
   """Runs a command of the install; failures name the artifact and flag."""
   try:
     return vm.RemoteCommand(command)[0]
-  except Exception as e:  # pylint: disable=broad-except
+  except Exception as e:
     # PKB raises its RemoteCommandError; its text has curl's or tar's words.
     raise artifacts.ArtifactError(
         f'{artifact.name}: could not {what} on {vm.name} (URL from'

@@ -164,7 +164,7 @@ _PROBE = (
 @pytest.mark.slow
 @pytest.mark.parametrize('editable', [False, True])
 def test_install_modes_ship_the_startup_hook(tmp_path, editable):
-  """Both install modes ship the .pth hook; the wheel leaves out tests' helpers."""
+  """Both install modes ship the .pth hook; a wheel leaves out test helpers."""
   python = _Venv(tmp_path)
   args = ['-e', str(REPO)] if editable else [str(REPO)]
   install = subprocess.run(

@@ -19,7 +19,7 @@ from perfkit_plugins.engines import scylla
 
 
 def ForSettings(
-    settings, install_root, scratch_dir, local_ssds=0, output_dir=None, owner=''
+    settings, install_root, vm_tmp_dir, local_ssds=0, output_dir=None, owner=''
 ):
   """The engine --scylla_engine chose.
 
@@ -27,7 +27,7 @@ def ForSettings(
     settings: validated settings.Settings.
     install_root: where tarballs are unpacked on the servers (PKB's
       linux_packages.INSTALL_DIR).
-    scratch_dir: the ssh user's scratch directory on the servers (PKB's
+    vm_tmp_dir: the ssh user's temp directory on the servers (PKB's
       vm_util.VM_TMP_DIR).
     local_ssds: local SSDs of one server (0 with a network data disk).
     output_dir: local directory for raw outputs of the set-up.
@@ -38,7 +38,7 @@ def ForSettings(
   """
   if settings.engine == scylla.ScyllaEngine.NAME:
     return scylla.ScyllaEngine(
-        settings, scratch_dir, local_ssds, output_dir, owner
+        settings, vm_tmp_dir, local_ssds, output_dir, owner
     )
   return cassandra.CassandraEngine(
       settings,

@@ -21,7 +21,8 @@ compaction), installs `openjdk` through the `--openjdk_version` flag and starts
 nodes with fixed sleeps. None of that can honour `--scylla_cassandra_version`
 or the tuning flags without monkey-patching module constants, so the engine
 does not call it. It keeps PKB's approach and layout instead: the binary
-tarball from archive.apache.org (same URL scheme), unpacked under /opt/pkb,
+tarball from archive.apache.org (same URL scheme), unpacked under PKB's
+install directory (linux_packages.INSTALL_DIR, handed in by the shell),
 `bin/cassandra -p <pid file>` to start, `kill` of that PID to stop, nodetool
 for everything else, and a cassandra.yaml rendered from a template (ours, in
 perfkit_plugins/data/scylla_phases/cassandra/).

@@ -46,7 +46,7 @@ IO_PROPERTIES = f'{SCYLLA_D}/io_properties.yaml'
 IO_CONF = f'{SCYLLA_D}/io.conf'
 CPUSET_CONF = f'{SCYLLA_D}/cpuset.conf'
 PERFTUNE_YAML = f'{SCYLLA_D}/perftune.yaml'
-# The server's journal, written into the scratch directory for pulling.
+# The server's journal, written into the VM's temp directory for pulling.
 JOURNAL_NAME = 'scylla-server.log'
 API = 'http://127.0.0.1:10000'
 APT_KEYRING = '/etc/apt/keyrings/scylladb.gpg'
@@ -246,12 +246,12 @@ def TabletsCommand(host):
   )
 
 
-def JournalCommand(scratch_dir):
-  """Writes scylla-server's journal into the scratch directory."""
+def JournalCommand(journal_log):
+  """Writes scylla-server's journal to journal_log (its directory made)."""
   return (
-      f'mkdir -p {shlex.quote(scratch_dir)}'
+      f'mkdir -p {shlex.quote(posixpath.dirname(journal_log))}'
       ' && sudo journalctl -u scylla-server --no-pager -o short-precise'
-      f' > {shlex.quote(posixpath.join(scratch_dir, JOURNAL_NAME))}'
+      f' > {shlex.quote(journal_log)}'
   )
 
 
@@ -277,13 +277,13 @@ class ScyllaEngine(base.Engine):
   NAME = 'scylla'
 
   def __init__(
-      self, settings, scratch_dir, local_ssds=0, output_dir=None, owner=''
+      self, settings, vm_tmp_dir, local_ssds=0, output_dir=None, owner=''
   ):
     """Creates the engine.
 
     Args:
       settings: validated settings.Settings.
-      scratch_dir: a directory of the ssh user's on every server (PKB's
+      vm_tmp_dir: a directory of the ssh user's on every server (PKB's
         vm_util.VM_TMP_DIR) for staged files and the journal.
       local_ssds: local SSDs of the server type (local_disks.LocalSsdCount).
       output_dir: local directory for raw outputs (device listings).
@@ -291,8 +291,8 @@ class ScyllaEngine(base.Engine):
     """
     super().__init__(settings)
     self.owner = owner
-    self.scratch_dir = scratch_dir
-    self.journal_log = posixpath.join(scratch_dir, JOURNAL_NAME)
+    self.vm_tmp_dir = vm_tmp_dir
+    self.journal_log = posixpath.join(vm_tmp_dir, JOURNAL_NAME)
     self.local_ssds = local_ssds
     self.output_dir = output_dir
     self.extra_yaml = scylla_config.ParseYamlExtra(settings.yaml_extra)
@@ -390,7 +390,7 @@ class ScyllaEngine(base.Engine):
             scylla_config.RackDcContext(),
         ),
     ):
-      staged = posixpath.join(self.scratch_dir, os.path.basename(target))
+      staged = posixpath.join(self.vm_tmp_dir, os.path.basename(target))
       vm.RenderTemplate(os.path.join(TEMPLATE_DIR, template), staged, values)
       vm.RemoteCommand(InstallFileCommand(staged, target))
 
@@ -451,7 +451,7 @@ class ScyllaEngine(base.Engine):
 
   def PrepareLogs(self, vm):
     """Writes the server's journal to journal_log, one of LogPaths."""
-    vm.RemoteCommand(JournalCommand(self.scratch_dir), ignore_failure=True)
+    vm.RemoteCommand(JournalCommand(self.journal_log), ignore_failure=True)
 
   def LogPaths(self):
     return [

@@ -37,7 +37,6 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import vm_util
 
-from perfkit_plugins import clock_offsets
 from perfkit_plugins import cluster
 from perfkit_plugins import discovery
 from perfkit_plugins import engines
@@ -45,6 +44,7 @@ from perfkit_plugins import phase_runner
 from perfkit_plugins import raw_outputs
 from perfkit_plugins import run_context
 from perfkit_plugins import run_sequence
+from perfkit_plugins import vm_clocks
 from perfkit_plugins.pkb_shell import prerequisites
 from perfkit_plugins.pkb_shell import run_settings
 from perfkit_plugins.pkb_shell import samples as samples_lib
@@ -120,6 +120,8 @@ def _RegisterResources():
       data.DEFAULT_RESOURCE_LOADERS.append(data.FileResourceLoader(path))
 
 
+# At import, the one thing this module does besides defining: pkb.py reads
+# --benchmark_config_file before it calls any function of a benchmark.
 _RegisterResources()
 
 
@@ -188,9 +190,7 @@ def _AlwaysCallCleanup(benchmark_spec):
 
 def _MeasureClockOffsets(vms):
   """{VM name: its clock minus the controller's}, kept in the run dir."""
-  measured = clock_offsets.MeasureClockOffsets(
-      vms, background_tasks.RunThreaded
-  )
+  measured = vm_clocks.MeasureClockOffsets(vms, background_tasks.RunThreaded)
   raw_outputs.WriteJson(
       os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured
   )
@@ -211,7 +211,7 @@ def Prepare(benchmark_spec):
       [functools.partial(engine.Install, vm) for vm in servers]
       + [functools.partial(_PrepareLoader, vm) for vm in loaders],
   )
-  cluster.Configure(engine, servers, run_parallel=background_tasks.RunThreaded)
+  cluster.Configure(engine, servers, background_tasks.RunThreaded)
   benchmark_spec.scylla_data_volumes = dict(engine.volumes)
   cluster.Start(
       engine, servers, settings.bringup_timeout_s, _OutputDir('bringup_logs')
@@ -297,9 +297,7 @@ def Cleanup(benchmark_spec):
   engine = _Engine(settings, benchmark_spec.config)
   cluster.PullLogs(engine, servers, _OutputDir('server_logs'))
   outcomes = {
-      'servers': cluster.Stop(
-          engine, servers, clean=True, run_parallel=background_tasks.RunThreaded
-      ),
+      'servers': cluster.Stop(engine, servers, background_tasks.RunThreaded),
       'loaders': phase_runner.StopLoaders(
           loaders, run_settings.REMOTE_DIR, background_tasks.RunThreaded
       ),

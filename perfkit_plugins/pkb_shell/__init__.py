@@ -14,7 +14,8 @@
 
 """The PKB-facing shell of the scylla_phases benchmark.
 
-With the benchmark module and the package modules, the only code that
-imports PKB: it turns PKB's config, flags and VM groups into the run's
-settings and checks, and the run's results into PKB samples and signals.
+With the benchmark module, the package modules and the plan command, the
+only code that imports PKB: it turns PKB's config, flags and VM groups
+into the run's settings and checks, and the run's results into PKB samples
+and signals.
 """

@@ -29,6 +29,7 @@ from perfkitbenchmarker import stages
 from perfkit_plugins import scylla_phases_flags as scylla_flags
 from perfkit_plugins.core import local_disks
 from perfkit_plugins.core import machines
+from perfkit_plugins.core import plan_machines
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import settings_limits
 from perfkit_plugins.pkb_shell import run_settings
@@ -191,7 +192,7 @@ def Check(benchmark_config):
     if ram:
       run_settings.PlanSteps(
           settings,
-          [f'10.0.0.{i + 1}' for i in range(settings.server_count)],
+          plan_machines.ServerPlaceholders(settings.server_count),
           ram,
       )
   except settings_lib.SettingsError as e:

@@ -62,7 +62,7 @@ def StepOf(settings, name):
 
 
 def Record(step, offsets=None, changes=None):
-  """A step_records.StepRecord where every loader ran and exited 0, but for changes.
+  """A StepRecord where every loader ran and exited 0, but for `changes`.
 
   Args:
     step: the planned step.

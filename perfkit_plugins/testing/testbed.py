@@ -593,7 +593,9 @@ class Testbed:
     with socket.socket() as s:
       s.bind((self.host_address, 0))
       port = s.getsockname()[1]
-    log = open(self.root / 'mirror.log', 'ab')  # pylint: disable=consider-using-with
+    # The mirror process keeps its own copy; ours is closed once it starts.
+    # pylint: disable-next=consider-using-with
+    log = open(self.root / 'mirror.log', 'ab')
     self._mirror = subprocess.Popen(
         [
             sys.executable,
@@ -747,7 +749,8 @@ class Bed:
 
     Its output goes to pkb.out in the temp dir.
     """
-    out = open(pathlib.Path(self.temp_dir) / f'{run_uri}.out', 'ab')  # pylint: disable=consider-using-with
+    # pylint: disable-next=consider-using-with
+    out = open(pathlib.Path(self.temp_dir) / f'{run_uri}.out', 'ab')
     try:
       return pkb_checkout.StartPkb(
           self.Arguments(config, run_uri, *args), stdout=out

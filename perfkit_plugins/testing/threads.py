@@ -15,29 +15,47 @@
 """PKB's background_tasks.RunThreaded contract, for tests without PKB.
 
 The operations layer takes a way to run things in parallel from the shell
-(PKB's RunThreaded in a run); tests of that layer hand in this one.
+(PKB's RunThreaded in a run); tests of that layer hand in this one. It
+refuses what PKB's refuses and, like PKB's, runs at most
+max_concurrent_threads calls at once (200 unless given), so a caller that
+needs every call running together must say so.
 """
 
 import concurrent.futures
 
+# PKB's background_tasks.MAX_CONCURRENT_THREADS: pkb.py's default cap.
+MAX_CONCURRENT_THREADS = 200
 
-def RunThreaded(target, params):
-  """Calls target once per param in its own thread; returns the results.
+
+def RunThreaded(target, thread_params, max_concurrent_threads=None):
+  """Calls target once per param, in threads; returns the results in order.
 
   Args:
     target: the function to call.
-    params: one per call, either a VM-like single argument or, as PKB's
-      RunThreaded accepts, an ((args), {kwargs}) pair.
+    thread_params: a list; when its first item is a tuple, every item is
+      an ((args), {kwargs}) pair, else each item is the single argument.
+    max_concurrent_threads: most calls running at once.
 
   Returns:
-    The results, in the order of params; the first exception is raised.
+    The results, in the order of thread_params; the first exception is
+    raised.
+
+  Raises:
+    ValueError: thread_params is not a list, or its tuples are not pairs.
   """
-  calls = [
-      p
-      if isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], dict)
-      else ((p,), {})
-      for p in params
-  ]
-  with concurrent.futures.ThreadPoolExecutor(max(1, len(calls))) as pool:
+  if not isinstance(thread_params, list):
+    raise ValueError('Param "thread_params" must be a list')
+  if not thread_params:
+    return []
+  if not isinstance(thread_params[0], tuple):
+    calls = [((param,), {}) for param in thread_params]
+  elif not isinstance(thread_params[0][0], tuple) or not isinstance(
+      thread_params[0][1], dict
+  ):
+    raise ValueError('If Param is a tuple, the tuple must be (tuple, dict)')
+  else:
+    calls = thread_params
+  workers = min(len(calls), max_concurrent_threads or MAX_CONCURRENT_THREADS)
+  with concurrent.futures.ThreadPoolExecutor(workers) as pool:
     futures = [pool.submit(target, *args, **kwargs) for args, kwargs in calls]
     return [future.result() for future in futures]

@@ -32,6 +32,7 @@ import pytest
 
 from perfkit_plugins import cluster
 from perfkit_plugins.testing import cassandra_node
+from perfkit_plugins.testing import threads
 
 pytestmark = pytest.mark.live
 
@@ -95,7 +96,7 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
       cassandra_concurrent_compactors=CONCURRENT_COMPACTORS,
   )
   log_dir = tmp_path_factory.mktemp(f'logs-{node.version}')
-  seeds = cluster.Configure(engine, [vm])
+  seeds = cluster.Configure(engine, [vm], threads.RunThreaded)
   cluster.Start(engine, [vm], timeout_s=240, log_dir=str(log_dir), poll_s=2)
   states = engine.NodeStates(vm)
   version = engine.Version(vm)
@@ -109,7 +110,7 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
   pid = node.pid
   ran_before_stop = cassandra_node.ProcessRuns(pid)
   data_before_stop = _Listing(node.data_dir)
-  cluster.Stop(engine, [vm])
+  cluster.Stop(engine, [vm], threads.RunThreaded)
   return Lifecycle(
       node=node,
       seeds=seeds,

@@ -33,8 +33,8 @@ import time
 
 import pytest
 
-from perfkit_plugins import clock_offsets
 from perfkit_plugins import compaction_poller
+from perfkit_plugins import vm_clocks
 from perfkit_plugins.core import compactions
 from perfkit_plugins.core import quiesce_timing
 from perfkit_plugins.testing import cql_load
@@ -89,7 +89,7 @@ def run(cassandra, vm_for, engine_for):
   vm = vm_for(cassandra)
   vm.env['TZ'] = SERVER_TZ
   engine = engine_for(cassandra)
-  offsets = clock_offsets.MeasureClockOffsets([vm], threads.RunThreaded)
+  offsets = vm_clocks.MeasureClockOffsets([vm], threads.RunThreaded)
   cluster, session = cql_load.Connect(cassandra.native_port)
   try:
     cql_load.CreateTable(session, KEYSPACE, TABLE)

@@ -22,9 +22,10 @@ from perfkit_plugins import cluster
 from perfkit_plugins.core import settings
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import threads
 
 # PKB's vm_util.VM_TMP_DIR, which the shell hands in.
-SCRATCH = '/tmp/pkb'
+VM_TMP_DIR = '/tmp/pkb'
 
 
 class FakeClock:
@@ -88,7 +89,7 @@ def test_seed_first_then_one_at_a_time(lab, tmp_path):
     )
   servers[1].Reply(r'^nodetool status$', '', fail=True)
   clock = FakeClock()
-  engine = scylla.ScyllaEngine(settings.Settings(), SCRATCH)
+  engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
 
   with pytest.raises(cluster.BringUpError, match='server-1.*no answer'):
     cluster.Start(
@@ -139,10 +140,12 @@ def test_timeout_pulls_every_nodes_logs(lab, tmp_path):
   servers = _Servers()
   for vm in servers:
     vm.Reply(r'^nodetool status$', _Status(lab, ['127.0.0.1', '127.0.0.2']))
-    vm.remote_files[f'{SCRATCH}/{scylla.JOURNAL_NAME}'] = f'{vm.name} journal\n'
+    vm.remote_files[f'{VM_TMP_DIR}/{scylla.JOURNAL_NAME}'] = (
+        f'{vm.name} journal\n'
+    )
     vm.remote_files[scylla.SCYLLA_YAML] = 'cluster_name: x\n'
   clock = FakeClock()
-  engine = scylla.ScyllaEngine(settings.Settings(), SCRATCH)
+  engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
   with pytest.raises(cluster.BringUpError, match='127.0.0.3'):
     cluster.Start(
         engine,
@@ -181,14 +184,13 @@ def test_configure_seed_first_and_stop_cleans():
   seeds = cluster.Configure(
       Recorder(),
       servers,
-      run_parallel=lambda f, items: parallel.append(items)
-      or [f(i) for i in items],
+      lambda f, items: parallel.append(items) or [f(i) for i in items],
   )
   assert seeds == ['127.0.0.1']
   assert calls[0] == ('configure', 'server-0', ('127.0.0.1',))
   assert parallel == [servers[1:]]
   calls.clear()
-  cluster.Stop(Recorder(), servers[:1])
+  cluster.Stop(Recorder(), servers[:1], threads.RunThreaded)
   assert calls == [('stop', 'server-0'), ('clean', 'server-0')]
 
 
@@ -201,7 +203,7 @@ def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
   # server-1's database exits as it starts (its port is taken, say).
   servers[1].Reply(r'^sudo systemctl is-active scylla-server$', 'failed\n')
   clock = FakeClock()
-  engine = scylla.ScyllaEngine(settings.Settings(), SCRATCH)
+  engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
   with pytest.raises(
       cluster.BringUpError,
       match=r'server-1 \(127\.0\.0\.2\): the scylla process ended',
@@ -231,7 +233,7 @@ def test_bring_up_waits_until_every_node_serves_cql(lab, tmp_path):
   answers = iter(['not running\n', 'not running\n', 'running\n'])
   servers[2].Reply(r'^nodetool statusbinary$', lambda _: next(answers))
   clock = FakeClock()
-  engine = scylla.ScyllaEngine(settings.Settings(), SCRATCH)
+  engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
   cluster.Start(
       engine,
       servers,

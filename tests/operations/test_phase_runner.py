@@ -21,7 +21,6 @@ CPU files a real loader command wrote (tests/testdata/loader). The chain
 RunStressStep -> LoadStepResult -> StressRows is the one the benchmark runs.
 """
 
-import concurrent.futures
 import logging
 import os
 import pathlib
@@ -234,9 +233,10 @@ def test_no_loader_starts_before_every_loader_thread_is_ready(
     Serve(vm, run, outputs())
   issued_before_last = []
 
-  def StaggeredRunThreaded(target, params):
+  def StaggeredRunThreaded(target, params, max_concurrent_threads=None):
     """Starts one thread at a time, the last loader's late."""
-    threads = []
+    del max_concurrent_threads
+    started = []
     results = [None] * len(params)
     for i, (args, kwargs) in enumerate(params):
       if i == len(vms) - 1:
@@ -247,9 +247,9 @@ def test_no_loader_starts_before_every_loader_thread_is_ready(
       def Run(i=i, args=args, kwargs=kwargs):
         results[i] = target(*args, **kwargs)
 
-      threads.append(threading.Thread(target=Run))
-      threads[-1].start()
-    for thread in threads:
+      started.append(threading.Thread(target=Run))
+      started[-1].start()
+    for thread in started:
       thread.join(WAIT_S)
     return results
 
@@ -269,18 +269,37 @@ def test_uses_the_given_thread_runner(tmp_path, outputs):
     Serve(vm, run, outputs())
   calls = []
 
-  def RunThreaded(target, params):
-    """PKB's background_tasks.RunThreaded contract for (args, kwargs)."""
-    calls.append(len(params))
-    with concurrent.futures.ThreadPoolExecutor(len(params)) as pool:
-      futures = [pool.submit(target, *a, **k) for a, k in params]
-      return [future.result() for future in futures]
+  def RunThreaded(target, params, max_concurrent_threads=None):
+    calls.append((len(params), max_concurrent_threads))
+    return threads.RunThreaded(target, params, max_concurrent_threads)
 
   phase_runner.RunStressStep(
       step, vms, str(tmp_path), {}, run_threaded=RunThreaded
   )
-  # The loaders and the thread that watches them, then the pulls.
-  assert calls == [3, 2]
+  # The loaders and the thread that watches them, all at once; then the
+  # pulls (PKB's cap applies).
+  assert calls == [(3, 3), (2, None)]
+
+
+def test_more_loaders_than_pkbs_thread_cap_start_together(
+    tmp_path, outputs, caplog
+):
+  """PKB runs 200 threads at once unless told: a step asks for all."""
+  count = threads.MAX_CONCURRENT_THREADS + 1
+  settings = Settings(phases=('latency',), loader_count=count)
+  step = Steps(settings)['latency_4000']
+  vms = Loaders(count)
+  files = outputs()
+  for vm, run in zip(vms, step.runs):
+    Serve(vm, run, files)
+  with caplog.at_level(logging.WARNING):
+    record = phase_runner.RunStressStep(
+        step, vms, str(tmp_path), {}, threads.RunThreaded
+    )
+  # None gave up waiting for the others at the start barrier.
+  assert 'without waiting for the others' not in caplog.text
+  assert len(record.loaders) == count
+  assert all(loader.error is None for loader in record.loaders)
 
 
 def Failure(step, record, settings):

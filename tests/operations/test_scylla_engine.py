@@ -32,7 +32,7 @@ from perfkit_plugins.engines import scylla
 from perfkit_plugins.testing import fake_vm
 
 # PKB's vm_util.VM_TMP_DIR, which the shell hands in.
-SCRATCH = '/tmp/pkb'
+VM_TMP_DIR = '/tmp/pkb'
 
 HELP_RELEASE = 'branch-2026.3'
 VERSION = '2026.3.1-0.20261001.0123456789ab'
@@ -117,7 +117,7 @@ def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
 def _Engine(local_ssds, tmp_path, **overrides):
   return scylla.ScyllaEngine(
       settings.Validate(settings.Settings(**overrides)),
-      SCRATCH,
+      VM_TMP_DIR,
       local_ssds=local_ssds,
       output_dir=str(tmp_path),
   )
@@ -512,7 +512,7 @@ def test_observing_a_node(testdata, lab):
   vm.Reply(
       r'compaction_history', testdata('scylla_rest', 'compaction_history.json')
   )
-  engine = scylla.ScyllaEngine(settings.Settings(), SCRATCH)
+  engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
   assert len(engine.NodeStates(vm)) == 3
   status = engine.CompactionStatus(vm)
   assert status.running == 2 and status.pending > 0
@@ -536,7 +536,7 @@ def test_tablets_are_watched_when_on(testdata):
       r'^cqlsh 10\.0\.0\.7 -e ',
       testdata('scylla_public', 'pr16600-cqlsh-system-tablets.txt'),
   )
-  engine = scylla.ScyllaEngine(settings.Settings(tablets=True), SCRATCH)
+  engine = scylla.ScyllaEngine(settings.Settings(tablets=True), VM_TMP_DIR)
   status = engine.CompactionStatus(vm)
   assert status.running == 0 and status.pending == 0
   assert vm.CommandsMatching(r'^cqlsh 10\.0\.0\.7 -e .*system\.tablets')

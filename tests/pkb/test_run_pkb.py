@@ -685,7 +685,7 @@ def test_prepare_installs_by_group_and_readies_loaders(spec, monkeypatch):
   assert loader == servers[0]
   configured = []
   monkeypatch.setattr(
-      bm.cluster, 'Configure', lambda e, s, **_: configured.append(s)
+      bm.cluster, 'Configure', lambda e, s, *_: configured.append(s)
   )
   monkeypatch.setattr(bm.cluster, 'Start', lambda *_: None)
   with spec.RedirectGlobalFlags():

@@ -12,11 +12,12 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Measures how far each VM's clock is from the controller's.
+"""The controller's clock and the VMs': each VM's offset, and today's date.
 
 Times recorded on VMs (loader start and end, compaction history) are moved
 to the controller's clock with these offsets, so figures that combine
-several machines stay exact to well under a second.
+several machines stay exact to well under a second. The controller's date
+in UTC dates a run (its prices).
 """
 
 import datetime
@@ -67,7 +68,6 @@ def MeasureClockOffsets(vms, run_threaded, samples=5, clock=time.time):
   Returns:
     {vm.name: core.midpoint_estimate.ClockOffset}.
   """
-  offsets = run_threaded(
-      lambda vm: MeasureClockOffset(vm, samples, clock), list(vms)
-  )
+  vms = list(vms)
+  offsets = run_threaded(lambda vm: MeasureClockOffset(vm, samples, clock), vms)
   return {vm.name: offset for vm, offset in zip(vms, offsets)}

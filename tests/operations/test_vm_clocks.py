@@ -16,7 +16,7 @@
 
 import pytest
 
-from perfkit_plugins import clock_offsets
+from perfkit_plugins import vm_clocks
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import threads
 
@@ -25,7 +25,7 @@ def test_measure_clock_offset(testdata):
   vm = fake_vm.FakeVm('server-0')
   vm.Reply(r'^date \+%s\.%N$', testdata('clocks', 'date-s-N.txt'))
   ticks = iter([1795307100.0, 1795307100.4, 1795307101.0, 1795307101.2])
-  offset = clock_offsets.MeasureClockOffset(
+  offset = vm_clocks.MeasureClockOffset(
       vm, samples=2, clock=lambda: next(ticks)
   )
   assert vm.commands == ['date +%s.%N'] * 2
@@ -37,7 +37,7 @@ def test_measure_clock_offsets(testdata):
   vms = [fake_vm.FakeVm('server-0'), fake_vm.FakeVm('loader-0')]
   for vm in vms:
     vm.Reply(r'^date ', testdata('clocks', 'date-s-N.txt'))
-  offsets = clock_offsets.MeasureClockOffsets(
+  offsets = vm_clocks.MeasureClockOffsets(
       vms, threads.RunThreaded, samples=3, clock=lambda: 1795307200
   )
   assert set(offsets) == {'server-0', 'loader-0'}
