@@ -453,13 +453,13 @@ def _Watch(step, vms, countdown, started_at, clock, progress_interval_s):
   not). This thread wakes every _WATCH_SLICE_S, so on an interrupt it
   kills the step's runs at once and their threads return.
   """
-  progress = (
-      step.expected_duration_s is None
-      or step.expected_duration_s > _PROGRESS_MIN_STEP_S
-  )
-  slice_s = min(_WATCH_SLICE_S, progress_interval_s)
-  waited_s = 0.0
   try:
+    progress = (
+        step.expected_duration_s is None
+        or step.expected_duration_s > _PROGRESS_MIN_STEP_S
+    )
+    slice_s = min(_WATCH_SLICE_S, progress_interval_s)
+    waited_s = 0.0
     while not countdown.done.wait(slice_s):
       waited_s += slice_s
       if progress and waited_s >= progress_interval_s:

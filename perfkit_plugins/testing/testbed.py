@@ -94,6 +94,8 @@ _DEFAULT_STRESS_TARBALL = (
     / 'tools'
     / f'cassandra-stress-{STRESS_RELEASE}-bin.tar.gz'
 )
+# The main class cassandra-stress's launcher starts its JVM with.
+_STRESS_MAIN_CLASS = b'org.apache.cassandra.stress.Stress'
 # JVM options of the test bed's Cassandra servers. Small memtables (system
 # properties overriding cassandra.yaml, Cassandra 4.1 on): tens of MB of
 # writes then flush and compact, as hundreds of GB do on a real cluster. A
@@ -271,13 +273,18 @@ class Machine:
       raise TestbedError(f'{pid} is not a process of {self.name}')
     os.kill(pid, sig)
 
-  def GroupJava(self, group_file):
-    """The PID of the java process of a run's process group, or None.
+  def GroupStress(self, group_file):
+    """The PID of the cassandra-stress JVM of a run's process group, or None.
+
+    The launcher script runs `java -version` in the same group first; only
+    a live process running cassandra-stress's main class counts, so a
+    signal sent to the PID reaches the loader, not that short-lived check.
 
     group_file: the run's group file (perfkit_plugins.phase_runner
-    .GroupFile), a path inside the machine.
+    .GroupFile), a path inside the machine, read through its mount
+    namespace (a fault's tmpfs shows only there).
     """
-    path = self.directory / 'tmp' / pathlib.Path(group_file).relative_to('/tmp')
+    path = pathlib.Path(f'/proc/{self.sshd_pid}/root{group_file}')
     try:
       group = int(path.read_text())
     except (OSError, ValueError):
@@ -285,11 +292,14 @@ class Machine:
     for pid in self.Pids():
       try:
         stat = pathlib.Path(f'/proc/{pid}/stat').read_text()
-        exe = os.readlink(f'/proc/{pid}/exe')
+        command = pathlib.Path(f'/proc/{pid}/cmdline').read_bytes()
       except OSError:
         continue
-      if int(stat.rsplit(')', 1)[1].split()[2]) == group and exe.endswith(
-          '/java'
+      state, _, process_group = stat.rsplit(')', 1)[1].split()[:3]
+      if (
+          state != 'Z'
+          and int(process_group) == group
+          and _STRESS_MAIN_CLASS in command.split(b'\0')
       ):
         return pid
     return None
@@ -762,14 +772,16 @@ class Bed:
     """Leaves every machine as the test bed made it: after a fault test.
 
     Every process but sshd ended (by PID), links up, tmpfs mounts of
-    faults removed, data directories emptied.
+    faults removed, the runs' outputs (group files included, which the next
+    fault test looks for) and data directories emptied.
     """
     for machine in self.testbed.machines.values():
       machine.SetLink(True)
       _EndPids(lambda m=machine: list(m.Processes()))
       machine.Enter(
           'while grep -q " /tmp/pkb/scylla_phases tmpfs " /proc/mounts;'
-          ' do umount /tmp/pkb/scylla_phases; done',
+          ' do umount /tmp/pkb/scylla_phases; done;'
+          ' rm -rf /tmp/pkb/scylla_phases',
           check=False,
       )
       for path in machine.data_dir.iterdir():

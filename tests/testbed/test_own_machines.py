@@ -255,8 +255,10 @@ def _CheckQuiesceEnd(run_dir, samples):
   base = run_dir / 'scylla_phases'
   offsets = json.loads((base / 'clock_offsets.json').read_text())
   for name, offset in offsets.items():
-    # The test bed's machines share the host's clock.
-    assert abs(offset['offset_s']) <= offset['uncertainty_s'] <= 0.02, name
+    # The test bed's machines share the host's clock; the uncertainty (half
+    # the fastest ssh round trip) stays well inside the 1-s checks below,
+    # even on a busy 2-core host.
+    assert abs(offset['offset_s']) <= offset['uncertainty_s'] <= 0.25, name
   populate = json.loads((base / 'steps/populate/loaders.json').read_text())
   start = min(l['start_s'] for l in populate['loaders'])
   end = max(l['end_s'] for l in populate['loaders'])
