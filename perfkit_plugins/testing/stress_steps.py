@@ -25,6 +25,7 @@ changes it.
 import dataclasses
 
 from perfkit_plugins.core import loader_files
+from perfkit_plugins.core import phase_results
 from perfkit_plugins.core import plan
 from perfkit_plugins.core import settings as settings_lib
 from perfkit_plugins.core import step_records
@@ -96,3 +97,18 @@ def Record(step, offsets=None, changes=None):
         dataclasses.replace(loader, **(changes or {}).get(run.loader_index, {}))
     )
   return step_records.StepRecord(step.name, 99.0, 201.0, tuple(loaders))
+
+
+def PopulateResult(outputs, settings=None, offsets=None):
+  """The StepResult of a populate step whose loaders gave `outputs`.
+
+  Args:
+    outputs: loader index -> loader_files.LoaderOutput.
+    settings: the step's settings; Settings() if None.
+    offsets: loader index -> clock offset.
+  """
+  settings = settings or Settings()
+  step = StepOf(settings, 'populate')
+  return phase_results.ResultOfStep(
+      step, Record(step, offsets), outputs, settings
+  )

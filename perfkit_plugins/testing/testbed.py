@@ -70,6 +70,28 @@ PREFIX = 'pkbtb'
 # The machines of a test bed for a whole run: 3 servers, 2 loaders.
 SERVERS = ('server-0', 'server-1', 'server-2')
 LOADERS = ('loader-0', 'loader-1')
+# A whole run's flags on those machines: every phase, in seconds rather
+# than hours.
+SHORT_RUN_FLAGS = {
+    'scylla_engine': 'cassandra',
+    'scylla_num_keys': 20000,
+    'scylla_threads': 8,
+    'scylla_populate_threads': 8,
+    'scylla_read_warmup_s': 5,
+    'scylla_read_duration_s': 10,
+    'scylla_latency_rates': '200,400',
+    'scylla_latency_duration_s': 10,
+    'scylla_latency_threads': 4,
+    'scylla_rdw_write_rate': 200,
+    'scylla_rdw_duration_s': 15,
+    'scylla_rdw_read_delay_s': 3,
+    'scylla_rdw_read_threads': 2,
+    'scylla_mixed_duration_s': 10,
+    'scylla_hdr_interval_s': 1,
+    'scylla_quiesce_poll_s': 1,
+    'scylla_quiesce_settle_s': 5,
+    'scylla_quiesce_timeout_s': 300,
+}
 REQUIRED_TOOLS = ('ip', 'unshare', 'nsenter', 'ssh', 'ssh-keygen', 'sshd')
 SSH_OPTIONS = (
     '-o',

@@ -56,10 +56,9 @@ def read_output(lab, testdata, shifted_hdr):
 
 
 def test_one_loader_rate_is_its_operations_over_its_duration(write_output):
-  settings = stress_steps.Settings(loader_count=1, num_keys=200000)
-  step = stress_steps.StepOf(settings, 'populate')
-  result = phase_results.ResultOfStep(
-      step, stress_steps.Record(step), {0: write_output()}, settings
+  result = stress_steps.PopulateResult(
+      {0: write_output()},
+      settings=stress_steps.Settings(loader_count=1, num_keys=200000),
   )
   write = result.ops['WRITE']
   assert list(result.ops) == ['WRITE']
@@ -75,14 +74,7 @@ def test_one_loader_rate_is_its_operations_over_its_duration(write_output):
 
 
 def test_aligned_loaders_add_up(lab, write_output):
-  settings = stress_steps.Settings()
-  step = stress_steps.StepOf(settings, 'populate')
-  result = phase_results.ResultOfStep(
-      step,
-      stress_steps.Record(step),
-      {0: write_output(), 1: write_output()},
-      settings,
-  )
+  result = stress_steps.PopulateResult({0: write_output(), 1: write_output()})
   write = result.ops['WRITE']
   assert write.op_rate == pytest.approx(
       2 * stress_steps.WRITE_OPS / stress_steps.WRITE_SECONDS
@@ -104,13 +96,8 @@ def test_aligned_loaders_add_up(lab, write_output):
 
 
 def test_rate_is_summed_over_the_common_window(lab, write_output):
-  settings = stress_steps.Settings()
-  step = stress_steps.StepOf(settings, 'populate')
-  result = phase_results.ResultOfStep(
-      step,
-      stress_steps.Record(step),
-      {0: write_output(), 1: write_output(shift_s=2.0)},
-      settings,
+  result = stress_steps.PopulateResult(
+      {0: write_output(), 1: write_output(shift_s=2.0)}
   )
   write = result.ops['WRITE']
   # Window: loader 1's start (2 s) to loader 0's end (9.4 s). Loader 0 in
@@ -126,15 +113,10 @@ def test_rate_is_summed_over_the_common_window(lab, write_output):
 
 
 def test_clock_offsets_put_loaders_on_the_controller_clock(write_output):
-  settings = stress_steps.Settings()
-  step = stress_steps.StepOf(settings, 'populate')
   # Loader 1's clock is 2 s ahead: its log says 2 s later, yet it ran at the
   # same time as loader 0.
-  result = phase_results.ResultOfStep(
-      step,
-      stress_steps.Record(step, offsets={1: 2.0}),
-      {0: write_output(), 1: write_output(shift_s=2.0)},
-      settings,
+  result = stress_steps.PopulateResult(
+      {0: write_output(), 1: write_output(shift_s=2.0)}, offsets={1: 2.0}
   )
   assert result.ops['WRITE'].op_rate == pytest.approx(
       2 * stress_steps.WRITE_OPS / stress_steps.WRITE_SECONDS
@@ -142,14 +124,7 @@ def test_clock_offsets_put_loaders_on_the_controller_clock(write_output):
 
 
 def test_time_series_per_interval(lab, write_output):
-  settings = stress_steps.Settings()
-  step = stress_steps.StepOf(settings, 'populate')
-  result = phase_results.ResultOfStep(
-      step,
-      stress_steps.Record(step),
-      {0: write_output(), 1: write_output()},
-      settings,
-  )
+  result = stress_steps.PopulateResult({0: write_output(), 1: write_output()})
   series = result.ops['WRITE'].series['st']
   single = histograms.MergeHdrLogs(
       {'one': lab(stress_steps.WRITE_HDR)}, step_s=1

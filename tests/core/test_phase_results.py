@@ -29,12 +29,8 @@ from perfkit_plugins.testing import stress_steps
 
 def test_saturated_loaders_are_marked(write_output):
   settings = stress_steps.Settings()
-  step = stress_steps.StepOf(settings, 'populate')
-  result = phase_results.ResultOfStep(
-      step,
-      stress_steps.Record(step),
-      {0: write_output(), 1: write_output(cpu='loader-busy.cpu')},
-      settings,
+  result = stress_steps.PopulateResult(
+      {0: write_output(), 1: write_output(cpu='loader-busy.cpu')}, settings
   )
   assert result.status == step_status.STATUS_SATURATED
   assert result.saturated
@@ -57,13 +53,9 @@ def test_saturated_loaders_fail_when_asked_to(write_output):
 
 
 def test_threshold_decides_saturation(write_output):
-  settings = stress_steps.Settings(loader_cpu_threshold=30.0)
-  step = stress_steps.StepOf(settings, 'populate')
-  result = phase_results.ResultOfStep(
-      step,
-      stress_steps.Record(step),
+  result = stress_steps.PopulateResult(
       {0: write_output(), 1: write_output()},
-      settings,
+      settings=stress_steps.Settings(loader_cpu_threshold=30.0),
   )
   # The idle loader was 59.5% busy (other work on the host).
   assert result.saturated

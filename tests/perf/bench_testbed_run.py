@@ -40,26 +40,6 @@ import time
 
 from perfkit_plugins.testing import testbed
 
-FLAGS = {
-    'scylla_engine': 'cassandra',
-    'scylla_num_keys': 20000,
-    'scylla_threads': 8,
-    'scylla_populate_threads': 8,
-    'scylla_read_warmup_s': 5,
-    'scylla_read_duration_s': 10,
-    'scylla_latency_rates': '200,400',
-    'scylla_latency_duration_s': 10,
-    'scylla_latency_threads': 4,
-    'scylla_rdw_write_rate': 200,
-    'scylla_rdw_duration_s': 15,
-    'scylla_rdw_read_delay_s': 3,
-    'scylla_rdw_read_threads': 2,
-    'scylla_mixed_duration_s': 10,
-    'scylla_hdr_interval_s': 1,
-    'scylla_quiesce_poll_s': 1,
-    'scylla_quiesce_settle_s': 5,
-    'scylla_quiesce_timeout_s': 300,
-}
 # PKB's runtime samples of each stage ('<name> Runtime').
 STAGES = {
     'Provision': 'Resource Provisioning',
@@ -156,7 +136,10 @@ def main():
     ) as bed:
       timing = ('--timing_measurements=runtimes',)
       config = bed.Config(
-          work / 'three.yaml', testbed.SERVERS, testbed.LOADERS, FLAGS
+          work / 'three.yaml',
+          testbed.SERVERS,
+          testbed.LOADERS,
+          testbed.SHORT_RUN_FLAGS,
       )
       start = time.monotonic()
       result = bed.Pkb(config, 'bench3', *timing)
@@ -191,7 +174,7 @@ def main():
           work / 'one.yaml',
           testbed.SERVERS[:1],
           testbed.LOADERS,
-          FLAGS | {'scylla_replication_factor': 1},
+          testbed.SHORT_RUN_FLAGS | {'scylla_replication_factor': 1},
       )
       result = bed.Pkb(one, 'bench1', '--run_stage=provision,prepare', *timing)
       if result.returncode:

@@ -34,32 +34,15 @@ from cassandra import cluster as cql_cluster
 import pytest
 
 from perfkit_plugins.testing import cassandra_node
+from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import testbed as testbed_lib
 
 pytestmark = [pytest.mark.pkb, pytest.mark.testbed]
 
 NUM_KEYS = 20000
 PRICE = 0.25
-# Every phase, in seconds rather than hours.
-FLAGS = {
-    'scylla_engine': 'cassandra',
+FLAGS = testbed_lib.SHORT_RUN_FLAGS | {
     'scylla_num_keys': NUM_KEYS,
-    'scylla_threads': 8,
-    'scylla_populate_threads': 8,
-    'scylla_read_warmup_s': 5,
-    'scylla_read_duration_s': 10,
-    'scylla_latency_rates': '200,400',
-    'scylla_latency_duration_s': 10,
-    'scylla_latency_threads': 4,
-    'scylla_rdw_write_rate': 200,
-    'scylla_rdw_duration_s': 15,
-    'scylla_rdw_read_delay_s': 3,
-    'scylla_rdw_read_threads': 2,
-    'scylla_mixed_duration_s': 10,
-    'scylla_hdr_interval_s': 1,
-    'scylla_quiesce_poll_s': 1,
-    'scylla_quiesce_settle_s': 5,
-    'scylla_quiesce_timeout_s': 300,
     'scylla_server_price_per_hour': PRICE,
 }
 STRESS_STEPS = (
@@ -73,37 +56,10 @@ STRESS_STEPS = (
     'mixed',
 )
 QUIESCE_STEPS = ('quiesce', 'flush_quiesce_before_latency_400')
-# The README's metrics of a stress step and op type (per shard: ScyllaDB
-# only), and of a quiesce step.
-OP_METRICS = (
-    'op_rate',
-    'partition_rate',
-    'row_rate',
-    'latency_mean',
-    'latency_p50',
-    'latency_p95',
-    'latency_p99',
-    'latency_p999',
-    'latency_max',
-    'operations',
-    'errors',
-    'duration',
-    'op_rate_per_vcpu',
-    'ops_per_dollar',
-    'dollars_per_million_ops',
-)
-STEP_METRICS = (
-    'op_rate_series',
-    'latency_p99_series',
-    'loader_cpu_max',
-    'phase_status',
-)
-QUIESCE_METRICS = (
-    'compactions',
-    'compaction_bytes_in',
-    'compaction_bytes_out',
-    'phase_status',
-)
+# The metrics of a stress step published once per step, not per op type.
+PER_STEP = frozenset({'loader_cpu_max', 'phase_status'})
+# Per shard: ScyllaDB only.
+STRESS_METRICS = expected_samples.STRESS_METRICS - {'op_rate_per_shard'}
 # `Total partitions : 4,888 [READ: 2,507, WRITE: 2,381]`: one partition
 # per operation in every command the benchmark runs.
 _TOTALS = re.compile(r'^Total partitions\s*:\s*[\d,]+\s*\[(.*)\]$', re.M)
@@ -170,14 +126,14 @@ def _CheckSamples(samples):
       assert metrics == {'phase_status'}
       continue
     if step in QUIESCE_STEPS:
-      assert set(QUIESCE_METRICS) <= metrics, (step, metrics)
+      assert expected_samples.COMPACTION_METRICS <= metrics, (step, metrics)
       continue
-    assert set(STEP_METRICS) <= metrics, (step, metrics)
+    assert STRESS_METRICS <= metrics, (step, metrics)
     for op in {s['labels'].get('scylla_op') for s in rows} - {None}:
       op_metrics = {
           s['metric'] for s in rows if s['labels'].get('scylla_op') == op
       }
-      assert set(OP_METRICS) <= op_metrics, (step, op, op_metrics)
+      assert STRESS_METRICS - PER_STEP <= op_metrics, (step, op, op_metrics)
   quiesce = {s['metric'] for s in steps['quiesce']}
   assert {'populate_time', 'time_to_compact', 'total_time_to_quiesce'} <= (
       quiesce
