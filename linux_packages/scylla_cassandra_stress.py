@@ -24,13 +24,13 @@ version`, so a tool that cannot start, or is another release, fails here.
 
 from perfkitbenchmarker import linux_packages
 
-from perfkit_plugins import scylla_phases_flags
-from perfkit_plugins import stress_install
-from perfkit_plugins.core import stress_tools
+from perfkit_plugins.core.stress import stress_tools
+from perfkit_plugins.operations import stress_install
+from perfkit_plugins.shell import package_settings
 
 
 def _Install(vm, package_manager):
-  settings = scylla_phases_flags.SettingsFromFlags(validate=False)
+  settings = package_settings.ForPackage(vm)
   tool = stress_tools.StressToolOf(settings)
   stress_install.Install(vm, tool, package_manager, linux_packages.INSTALL_DIR)
   stress_install.CheckVersion(vm, tool, linux_packages.INSTALL_DIR)

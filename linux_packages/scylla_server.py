@@ -20,19 +20,15 @@ the mirror --scylla_repo_url and --scylla_repo_key_url name. The work is
 done by perfkit_plugins.engines.scylla.
 """
 
-from perfkit_plugins import scylla_phases_flags
 from perfkit_plugins.engines import scylla
-
-
-def _Settings():
-  return scylla_phases_flags.SettingsFromFlags(validate=False)
+from perfkit_plugins.shell import package_settings
 
 
 def AptInstall(vm):
   """Installs ScyllaDB on Debian/Ubuntu."""
-  scylla.AptInstall(vm, _Settings())
+  scylla.AptInstall(vm, package_settings.ForPackage(vm))
 
 
 def YumInstall(vm):
   """Installs ScyllaDB on RHEL-family systems."""
-  scylla.YumInstall(vm, _Settings())
+  scylla.YumInstall(vm, package_settings.ForPackage(vm))

@@ -15,7 +15,9 @@
 """Shared pytest fixtures: real tool outputs and the PKB checkout.
 
 Flags count as parsed, as in PKB's own tests: a test reads the defaults (or
-what flagsaver sets) through the flags' holders.
+what flagsaver sets) through the flags' holders. A test that needs none of
+PKB, a real node, fresh virtualenvs or the test bed is marked `fast`
+(`pytest -m fast`: the edit-and-test loop).
 """
 
 import pathlib
@@ -24,13 +26,22 @@ import shlex
 from absl import flags
 import pytest
 
-from perfkit_plugins import phase_runner
-from perfkit_plugins.core import histograms
-from perfkit_plugins.core import plan
+from perfkit_plugins.core.plan import plan
+from perfkit_plugins.core.results import histograms
 
 TESTDATA = pathlib.Path(__file__).parent / 'testdata'
 
 flags.FLAGS.mark_as_parsed()
+
+# Markers of the tests that need more than this checkout (pytest.ini).
+_SLOW_MARKERS = ('pkb', 'live', 'slow', 'testbed')
+
+
+def pytest_collection_modifyitems(items):
+  """Marks `fast` every test that needs none of _SLOW_MARKERS."""
+  for item in items:
+    if not any(item.get_closest_marker(m) for m in _SLOW_MARKERS):
+      item.add_marker(pytest.mark.fast)
 
 
 @pytest.fixture
@@ -160,11 +171,14 @@ def serve_stress_outputs(stress_output):
     def Answer(vm):
       def Run(command):
         for step, run in planned:
-          # The wrapper's body, unquoted (phase_runner.LoaderCommand).
-          if vm is vms[run.loader_index] and run.command in (
-              shlex.split(command)[-1]
+          # The script's arguments: the run's stem, ..., then its command
+          # (phase_runner.LoaderCommand).
+          if (
+              vm is vms[run.loader_index]
+              and shlex.split(command)[4] == run.stem
+              and command.endswith(' ' + run.command)
           ):
-            for kind, path in phase_runner.RemotePaths(run).items():
+            for kind, path in run.paths.items():
               if (step.name, run.loader_index, kind) not in missing:
                 vm.remote_files[path] = stress_output(
                     StressSource(step, run), kind
@@ -175,7 +189,7 @@ def serve_stress_outputs(stress_output):
       return Run
 
     for vm in vms:
-      vm.Reply(r'sampler=\$!', Answer(vm))
+      vm.Reply(r'stress_run\.sh', Answer(vm))
     return vms
 
   return Serve

@@ -17,7 +17,7 @@
 import pathlib
 import re
 
-from perfkit_plugins import scylla_phases_flags
+from perfkit_plugins.shell import scylla_phases_flags
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 README = (REPO / 'README.md').read_text()
@@ -42,7 +42,7 @@ def test_ci_runs_the_readme_test_command():
 
 def test_example_report_is_the_reports_output_on_the_run_fixture(capsys):
   # pylint: disable=g-import-not-at-top
-  from perfkit_plugins import report_command
+  from perfkit_plugins.tools import report_command
 
   # pylint: enable=g-import-not-at-top
   fixture = 'tests/testdata/results/scylla_phases_fake_run.json'

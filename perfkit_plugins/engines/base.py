@@ -21,7 +21,7 @@ take the server VM they act on; engines hold their settings.
 
 import abc
 
-from perfkit_plugins.core import node_status
+from perfkit_plugins.core.quiesce import node_status
 
 
 class Engine(abc.ABC):

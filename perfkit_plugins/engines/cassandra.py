@@ -29,9 +29,9 @@ perfkit_plugins/data/scylla_phases/cassandra/).
 
 The yaml is short: the keys this benchmark decides (names, seeds, addresses,
 snitch, every directory on the data disk, token allocation) plus the tuning
-flags that were set (core/cassandra_config.py picks 4.0 or 4.1+ key names).
-Keys it does not write take Cassandra's built-in defaults, which equal the
-shipped cassandra.yaml's for everything that matters here except the token
+flags that were set (core/software/cassandra_config.py picks 4.0 or 4.1+ key
+names). Keys it does not write take Cassandra's built-in defaults, which equal
+the shipped cassandra.yaml's for everything that matters here except the token
 count (built-in 1, shipped 16): that one is written. Heap and GC go into the
 shipped jvm options files: the engine appends its options to
 jvm-server.options and, when a collector is chosen, comments out the shipped
@@ -46,14 +46,14 @@ import os
 import posixpath
 import shlex
 
-from perfkit_plugins import data_dir as data_dir_lib
-from perfkit_plugins import java_install
-from perfkit_plugins import tarballs
-from perfkit_plugins.core import cassandra_config
-from perfkit_plugins.core import compactions
-from perfkit_plugins.core import node_status
-from perfkit_plugins.core import tuning
+from perfkit_plugins.core.machines import tuning
+from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.quiesce import node_status
+from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.engines import base
+from perfkit_plugins.operations import data_dir as data_dir_lib
+from perfkit_plugins.operations import java_install
+from perfkit_plugins.operations import tarballs
 
 # The PKB package module that installs the server (linux_packages/).
 PACKAGE = 'scylla_apache_cassandra'

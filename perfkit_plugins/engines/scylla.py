@@ -28,14 +28,14 @@ import shlex
 import threading
 
 import perfkit_plugins
-from perfkit_plugins import data_dir
-from perfkit_plugins import raid
-from perfkit_plugins.core import compactions
-from perfkit_plugins.core import local_disks
-from perfkit_plugins.core import node_status
-from perfkit_plugins.core import scylla_config
-from perfkit_plugins.core import tuning
+from perfkit_plugins.core.machines import local_disks
+from perfkit_plugins.core.machines import tuning
+from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.quiesce import node_status
+from perfkit_plugins.core.software import scylla_config
 from perfkit_plugins.engines import base
+from perfkit_plugins.operations import data_dir
+from perfkit_plugins.operations import raid
 
 SCRIPTS_DIR = raid.SCRIPTS_DIR
 SCYLLA_YAML = '/etc/scylla/scylla.yaml'

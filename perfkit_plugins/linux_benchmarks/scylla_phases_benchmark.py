@@ -21,37 +21,32 @@ tooling tunes production nodes (all local NVMe SSDs in one RAID0) and a
 docs/measurement.md for what is measured and why.
 
 This module is PKB's stages, each a few lines. The flags are in
-perfkit_plugins/scylla_phases_flags.py, the config and checks in
-perfkit_plugins/pkb_shell/, the work on machines in perfkit_plugins
+perfkit_plugins/shell/scylla_phases_flags.py, the config and checks in
+perfkit_plugins/shell/, the work on machines in perfkit_plugins
 (operations) and the arithmetic in perfkit_plugins/core/.
 """
 
+import dataclasses
 import functools
 import os
 
-from absl import flags
-from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import configs
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
-from perfkitbenchmarker import linux_packages
-from perfkitbenchmarker import vm_util
 
-from perfkit_plugins import cluster
 from perfkit_plugins import discovery
-from perfkit_plugins import engines
-from perfkit_plugins import phase_runner
-from perfkit_plugins import raw_outputs
-from perfkit_plugins import run_context
-from perfkit_plugins import run_sequence
-from perfkit_plugins import vm_clocks
-from perfkit_plugins.pkb_shell import prerequisites
-from perfkit_plugins.pkb_shell import run_settings
-from perfkit_plugins.pkb_shell import samples as samples_lib
-from perfkit_plugins.pkb_shell import step_signals
-from perfkit_plugins.pkb_shell import vm_groups
-
-FLAGS = flags.FLAGS
+from perfkit_plugins.operations import cluster
+from perfkit_plugins.operations import phase_runner
+from perfkit_plugins.operations import run_context
+from perfkit_plugins.operations import run_files
+from perfkit_plugins.operations import run_sequence
+from perfkit_plugins.operations import vm_clocks
+from perfkit_plugins.shell import package_settings
+from perfkit_plugins.shell import prerequisites
+from perfkit_plugins.shell import run_settings
+from perfkit_plugins.shell import samples as samples_lib
+from perfkit_plugins.shell import step_signals
+from perfkit_plugins.shell import vm_groups
 
 BENCHMARK_NAME = 'scylla_phases'
 BENCHMARK_CONFIG = """
@@ -99,6 +94,8 @@ LOADERS = vm_groups.LOADERS
 CLOCK_OFFSETS_FILE = 'clock_offsets.json'
 # In the same directory: what Cleanup did on each machine.
 CLEANUP_FILE = 'cleanup.json'
+# And the servers' logs and configs, pulled by Cleanup.
+SERVER_LOGS_DIR = 'server_logs'
 
 # The name pkb.py looks up; its spec routes --machine_type to the servers.
 # pylint: disable-next=invalid-name
@@ -148,25 +145,6 @@ def CheckPrerequisites(benchmark_config):
   prerequisites.Check(benchmark_config)
 
 
-def _OutputDir(*parts):
-  """A directory under this run's PKB run directory for raw outputs."""
-  path = os.path.join(vm_util.GetTempDir(), BENCHMARK_NAME, *parts)
-  os.makedirs(path, exist_ok=True)
-  return path
-
-
-def _Engine(settings, benchmark_config):
-  """The engine for this run's servers (the run's id owns their data)."""
-  return engines.ForSettings(
-      settings,
-      linux_packages.INSTALL_DIR,
-      vm_util.VM_TMP_DIR,
-      run_settings.LocalSsds(settings, benchmark_config.vm_groups[SERVERS]),
-      _OutputDir('setup'),
-      owner=FLAGS.run_uri,
-  )
-
-
 def _PrepareLoader(vm):
   """Installs cassandra-stress and readies PKB's long-command helper.
 
@@ -188,11 +166,13 @@ def _AlwaysCallCleanup(benchmark_spec):
   benchmark_spec.always_call_cleanup = True
 
 
-def _MeasureClockOffsets(vms):
+def _MeasureClockOffsets(env):
   """{VM name: its clock minus the controller's}, kept in the run dir."""
-  measured = vm_clocks.MeasureClockOffsets(vms, background_tasks.RunThreaded)
-  raw_outputs.WriteJson(
-      os.path.join(_OutputDir(), CLOCK_OFFSETS_FILE), measured
+  measured = vm_clocks.MeasureClockOffsets(
+      env.servers + env.loaders, env.run_threaded
+  )
+  run_files.WriteJson(
+      os.path.join(env.output_dir, CLOCK_OFFSETS_FILE), measured
   )
   return {name: offset.offset_s for name, offset in measured.items()}
 
@@ -200,22 +180,18 @@ def _MeasureClockOffsets(vms):
 def Prepare(benchmark_spec):
   """Installs, tunes and starts the database; installs the loaders."""
   _AlwaysCallCleanup(benchmark_spec)
-  settings = run_settings.SettingsFromConfig(benchmark_spec.config)
-  servers = benchmark_spec.vm_groups[SERVERS]
-  loaders = benchmark_spec.vm_groups[LOADERS]
-  engine = _Engine(settings, benchmark_spec.config)
+  env = run_settings.Env(benchmark_spec)
+  package_settings.AttachToVms(env.settings, env.servers + env.loaders)
   # What a VM gets depends on its group, never on VM equality: PKB's static
   # VMs compare equal when they share an address and ssh port.
-  background_tasks.RunThreaded(
+  env.run_threaded(
       lambda task: task(),
-      [functools.partial(engine.Install, vm) for vm in servers]
-      + [functools.partial(_PrepareLoader, vm) for vm in loaders],
+      [functools.partial(env.engine.Install, vm) for vm in env.servers]
+      + [functools.partial(_PrepareLoader, vm) for vm in env.loaders],
   )
-  cluster.Configure(engine, servers, background_tasks.RunThreaded)
-  benchmark_spec.scylla_data_volumes = dict(engine.volumes)
-  cluster.Start(
-      engine, servers, settings.bringup_timeout_s, _OutputDir('bringup_logs')
-  )
+  cluster.Configure(env)
+  benchmark_spec.scylla_data_volumes = dict(env.engine.volumes)
+  cluster.Start(env)
 
 
 def Run(benchmark_spec):
@@ -230,35 +206,16 @@ def Run(benchmark_spec):
       and those of the steps before it, were published.
   """
   _AlwaysCallCleanup(benchmark_spec)
-  settings = run_settings.SettingsFromConfig(benchmark_spec.config)
-  servers = benchmark_spec.vm_groups[SERVERS]
-  loaders = benchmark_spec.vm_groups[LOADERS]
-  engine = _Engine(settings, benchmark_spec.config)
-  engine.volumes.update(getattr(benchmark_spec, 'scylla_data_volumes', {}))
-  offsets = _MeasureClockOffsets(servers + loaders)
-  context = run_context.ReadRunContext(
-      settings,
-      engine,
-      servers,
-      loaders,
-      background_tasks.RunThreaded,
-      linux_packages.INSTALL_DIR,
-  )
+  env = run_settings.Env(benchmark_spec)
+  env = dataclasses.replace(env, clock_offsets=_MeasureClockOffsets(env))
+  context = run_context.ReadRunContext(env)
   steps = run_settings.PlanSteps(
-      settings,
-      [vm.internal_ip for vm in servers],
-      run_settings.ClusterRamBytes(settings, servers),
+      env.settings,
+      [vm.internal_ip for vm in env.servers],
+      run_settings.ClusterRamBytes(env.settings, env.servers),
   )
   outcomes = run_sequence.RunSteps(
-      steps,
-      engine,
-      servers,
-      loaders,
-      settings,
-      _OutputDir('steps'),
-      offsets,
-      background_tasks.RunThreaded,
-      notify=step_signals.Notifier(benchmark_spec),
+      steps, env, notify=step_signals.Notifier(benchmark_spec)
   )
   return samples_lib.RunSamples(benchmark_spec, outcomes, context)
 
@@ -291,18 +248,15 @@ def Cleanup(benchmark_spec):
   if getattr(benchmark_spec, 'scylla_phases_cleaned_up', False):
     return
   benchmark_spec.scylla_phases_cleaned_up = True
-  settings = run_settings.SettingsFromConfig(benchmark_spec.config)
-  servers = benchmark_spec.vm_groups[SERVERS]
-  loaders = benchmark_spec.vm_groups[LOADERS]
-  engine = _Engine(settings, benchmark_spec.config)
-  cluster.PullLogs(engine, servers, _OutputDir('server_logs'))
+  env = run_settings.Env(benchmark_spec)
+  cluster.PullLogs(env, env.Dir(SERVER_LOGS_DIR))
   outcomes = {
-      'servers': cluster.Stop(engine, servers, background_tasks.RunThreaded),
+      'servers': cluster.Stop(env),
       'loaders': phase_runner.StopLoaders(
-          loaders, run_settings.REMOTE_DIR, background_tasks.RunThreaded
+          env.loaders, env.remote_dir, env.run_threaded
       ),
   }
-  raw_outputs.WriteJson(os.path.join(_OutputDir(), CLEANUP_FILE), outcomes)
+  run_files.WriteJson(os.path.join(env.output_dir, CLEANUP_FILE), outcomes)
   failed = _CleanupFailures(outcomes)
   if failed:
     raise errors.Resource.CleanupError(

@@ -41,7 +41,7 @@ import time
 
 import yaml
 
-from perfkit_plugins.core import cassandra_config
+from perfkit_plugins.core.software import cassandra_config
 
 # Newest patch releases of each series on Maven Central (2026-11). 4.1 prints
 # `nodetool compactionstats` in ScyllaDB's format; 5.0 has its own.

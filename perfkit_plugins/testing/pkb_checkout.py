@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 
-from perfkit_plugins import pkb_location
+from perfkit_plugins.tools import pkb_location
 
 ENV = pkb_location.ENV
 Path = pkb_location.Path

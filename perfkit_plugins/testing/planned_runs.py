@@ -19,13 +19,13 @@ c3.2xlarge and Z3 studies their assumptions come from, each built the way
 the `scylla-phases-plan` command builds them, from here.
 """
 
-from perfkit_plugins.core import cost
-from perfkit_plugins.core import machines
-from perfkit_plugins.core import plan
-from perfkit_plugins.core import plan_data_set
-from perfkit_plugins.core import plan_estimates
-from perfkit_plugins.core import plan_machines
-from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.machines import cost
+from perfkit_plugins.core.machines import machines
+from perfkit_plugins.core.plan import plan
+from perfkit_plugins.core.plan import plan_data_set
+from perfkit_plugins.core.plan import plan_estimates
+from perfkit_plugins.core.plan import plan_machines
 
 _CS = '/opt/pkb/cassandra-stress/bin/cassandra-stress'
 _DIR = '/tmp/pkb/scylla_phases'
@@ -74,9 +74,18 @@ def MachinesOf(settings, local_ssds=0, server_price=None, loader_price=None):
   )
 
 
+def PhaseSteps(*args, **kwargs):
+  """plan.PlanRun's steps (same arguments) but the schema step."""
+  return [
+      step
+      for step in plan.PlanRun(*args, **kwargs)
+      if step.kind != plan.KIND_SCHEMA
+  ]
+
+
 def PlanOf(settings, shapes):
   """The steps planned for the settings, servers named by placeholders."""
-  return plan.PlanPhases(
+  return plan.PlanRun(
       settings,
       plan_machines.ServerPlaceholders(settings.server_count),
       plan_machines.ClusterRamBytes(settings, shapes),

@@ -14,8 +14,8 @@
 
 """The sample_rows.RunContext of the clusters tests describe, built once."""
 
-from perfkit_plugins.core import cost
-from perfkit_plugins.core import sample_rows
+from perfkit_plugins.core.machines import cost
+from perfkit_plugins.core.results import sample_rows
 
 
 def ScyllaZ3(**changes):

@@ -24,11 +24,10 @@ changes it.
 
 import dataclasses
 
-from perfkit_plugins.core import loader_files
-from perfkit_plugins.core import phase_results
-from perfkit_plugins.core import plan
-from perfkit_plugins.core import settings as settings_lib
-from perfkit_plugins.core import step_records
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.results import loader_files
+from perfkit_plugins.core.results import step_results
+from perfkit_plugins.testing import planned_runs
 
 WRITE_TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
 WRITE_HDR = 'cs-write-n200k-seq-t50-hdr.w.hdr'
@@ -56,7 +55,7 @@ def Settings(**changes):
 
 def StepOf(settings, name):
   """The planned step `name`: one server, loader outputs under /r."""
-  steps = plan.PlanPhases(
+  steps = planned_runs.PhaseSteps(
       settings, ['10.0.0.1'], 1 << 30, '/opt/cs/bin/cassandra-stress', '/r'
   )
   return next(step for step in steps if step.name == name)
@@ -68,22 +67,15 @@ def Record(step, offsets=None, changes=None):
   Args:
     step: the planned step.
     offsets: loader index -> clock offset.
-    changes: loader index -> step_records.LoaderRecord fields to replace.
+    changes: loader index -> loader_files.LoaderRecord fields to replace.
   """
   loaders = []
   for run in step.runs:
-    stem = run.stdout_path[: -len('.out')]
-    loader = step_records.LoaderRecord(
+    loader = loader_files.LoaderRecord(
         loader_index=run.loader_index,
         vm_name=f'vm{run.loader_index}',
         clock_offset_s=(offsets or {}).get(run.loader_index, 0.0),
-        remote_files={
-            loader_files.STDOUT: run.stdout_path,
-            loader_files.LOG: run.log_path,
-            loader_files.HDR: run.hdr_path,
-            loader_files.TIMES: stem + '.times',
-            loader_files.CPU: stem + '.cpu',
-        },
+        remote_files=run.paths,
         local_files={},
         missing_files={},
         start_s=100.0,
@@ -96,7 +88,7 @@ def Record(step, offsets=None, changes=None):
     loaders.append(
         dataclasses.replace(loader, **(changes or {}).get(run.loader_index, {}))
     )
-  return step_records.StepRecord(step.name, 99.0, 201.0, tuple(loaders))
+  return loader_files.StepRecord(step.name, 99.0, 201.0, tuple(loaders))
 
 
 def PopulateResult(outputs, settings=None, offsets=None):
@@ -109,6 +101,6 @@ def PopulateResult(outputs, settings=None, offsets=None):
   """
   settings = settings or Settings()
   step = StepOf(settings, 'populate')
-  return phase_results.ResultOfStep(
+  return step_results.ResultOfStep(
       step, Record(step, offsets), outputs, settings
   )

@@ -77,16 +77,11 @@ SHORT_RUN_FLAGS = {
     'scylla_num_keys': 20000,
     'scylla_threads': 8,
     'scylla_populate_threads': 8,
-    'scylla_read_warmup_s': 5,
-    'scylla_read_duration_s': 10,
+    'scylla_durations': 'all=10,warmup=5,rdw=15,rdw_read_delay=3',
     'scylla_latency_rates': '200,400',
-    'scylla_latency_duration_s': 10,
     'scylla_latency_threads': 4,
     'scylla_rdw_write_rate': 200,
-    'scylla_rdw_duration_s': 15,
-    'scylla_rdw_read_delay_s': 3,
     'scylla_rdw_read_threads': 2,
-    'scylla_mixed_duration_s': 10,
     'scylla_hdr_interval_s': 1,
     'scylla_quiesce_poll_s': 1,
     'scylla_quiesce_settle_s': 5,
@@ -302,7 +297,7 @@ class Machine:
     a live process running cassandra-stress's main class counts, so a
     signal sent to the PID reaches the loader, not that short-lived check.
 
-    group_file: the run's group file (perfkit_plugins.phase_runner
+    group_file: the run's group file (perfkit_plugins.operations.phase_runner
     .GroupFile), a path inside the machine, read through its mount
     namespace (a fault's tmpfs shows only there).
     """

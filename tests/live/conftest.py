@@ -25,10 +25,10 @@ import shutil
 
 import pytest
 
-from perfkit_plugins import java_install
-from perfkit_plugins.core import java
-from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.software import java
 from perfkit_plugins.engines import cassandra as cassandra_engine_lib
+from perfkit_plugins.operations import java_install
 from perfkit_plugins.testing import cassandra_node
 from perfkit_plugins.testing import local_vm
 

@@ -30,9 +30,9 @@ import re
 
 import pytest
 
-from perfkit_plugins import cluster
+from perfkit_plugins.operations import cluster
 from perfkit_plugins.testing import cassandra_node
-from perfkit_plugins.testing import threads
+from perfkit_plugins.testing import run_envs
 
 pytestmark = pytest.mark.live
 
@@ -96,8 +96,14 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
       cassandra_concurrent_compactors=CONCURRENT_COMPACTORS,
   )
   log_dir = tmp_path_factory.mktemp(f'logs-{node.version}')
-  seeds = cluster.Configure(engine, [vm], threads.RunThreaded)
-  cluster.Start(engine, [vm], timeout_s=240, log_dir=str(log_dir), poll_s=2)
+  env = run_envs.Make(
+      str(log_dir),
+      dataclasses.replace(engine.settings, bringup_timeout_s=240),
+      engine,
+      [vm],
+  )
+  seeds = cluster.Configure(env)
+  cluster.Start(env, poll_s=2)
   states = engine.NodeStates(vm)
   version = engine.Version(vm)
   served_cql = cassandra_node.ServesCql(node.native_port)
@@ -105,12 +111,12 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
   compactors, _ = vm.RemoteCommand('nodetool getconcurrentcompactors')
   pulled = {
       path.rsplit('/', 1)[-1]: path
-      for path in cluster.PullLogs(engine, [vm], str(log_dir))
+      for path in cluster.PullLogs(env, str(log_dir))
   }
   pid = node.pid
   ran_before_stop = cassandra_node.ProcessRuns(pid)
   data_before_stop = _Listing(node.data_dir)
-  cluster.Stop(engine, [vm], threads.RunThreaded)
+  cluster.Stop(env)
   return Lifecycle(
       node=node,
       seeds=seeds,

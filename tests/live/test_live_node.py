@@ -21,7 +21,7 @@ parsers meet the real `nodetool` output of Cassandra 4.1 and 5.0.
 
 import pytest
 
-from perfkit_plugins.core import node_status
+from perfkit_plugins.core.quiesce import node_status
 from perfkit_plugins.testing import cassandra_node
 from perfkit_plugins.testing import cql_load
 
@@ -41,7 +41,7 @@ def test_node_states_see_the_node_up_normal(cassandra_engine, cassandra_vm):
   assert [(s.address, s.status, s.state) for s in states] == [
       ('127.0.0.1', 'U', 'N')
   ]
-  assert node_status.AllUpNormal(states, ['127.0.0.1'])
+  assert not node_status.NotUpNormal(states, ['127.0.0.1'])
   assert node_status.NotUpNormal(states, ['127.0.0.1', '127.0.0.2']) == [
       '127.0.0.2'
   ]

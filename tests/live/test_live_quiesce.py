@@ -33,11 +33,12 @@ import time
 
 import pytest
 
-from perfkit_plugins import compaction_poller
-from perfkit_plugins import vm_clocks
-from perfkit_plugins.core import compactions
-from perfkit_plugins.core import quiesce_timing
+from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.quiesce import quiesce_timing
+from perfkit_plugins.operations import compaction_poller
+from perfkit_plugins.operations import vm_clocks
 from perfkit_plugins.testing import cql_load
+from perfkit_plugins.testing import run_envs
 from perfkit_plugins.testing import threads
 
 pytestmark = pytest.mark.live
@@ -107,16 +108,20 @@ def run(cassandra, vm_for, engine_for):
       engine.Flush(vm, KEYSPACE)
     populate_end = time.time()
     busy = _FirstBusyStatus(engine, vm)
+    env = run_envs.Make(
+        settings=dataclasses.replace(
+            engine.settings,
+            keyspace=KEYSPACE,
+            quiesce_poll_s=POLL_S,
+            quiesce_settle_s=SETTLE_S,
+            quiesce_timeout_s=600,
+        ),
+        engine=engine,
+        servers=[vm],
+        clock_offsets={name: o.offset_s for name, o in offsets.items()},
+    )
     result = compaction_poller.WaitForQuiesce(
-        engine,
-        [vm],
-        populate_start,
-        populate_end,
-        KEYSPACE,
-        {name: o.offset_s for name, o in offsets.items()},
-        poll_s=POLL_S,
-        settle_s=SETTLE_S,
-        timeout_s=600,
+        env, (populate_start, populate_end)
     )
     returned_at = time.time()
     after = engine.CompactionStatus(vm)

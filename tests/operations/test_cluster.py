@@ -18,11 +18,11 @@ import pathlib
 
 import pytest
 
-from perfkit_plugins import cluster
-from perfkit_plugins.core import settings
+from perfkit_plugins.core.config import settings
 from perfkit_plugins.engines import scylla
+from perfkit_plugins.operations import cluster
 from perfkit_plugins.testing import fake_vm
-from perfkit_plugins.testing import threads
+from perfkit_plugins.testing import run_envs
 
 # PKB's vm_util.VM_TMP_DIR, which the shell hands in.
 VM_TMP_DIR = '/tmp/pkb'
@@ -71,6 +71,15 @@ def _Servers():
   return servers
 
 
+def _Env(engine, servers, tmp_path, bringup_timeout_s):
+  return run_envs.Make(
+      str(tmp_path),
+      settings.Settings(bringup_timeout_s=bringup_timeout_s),
+      engine,
+      servers,
+  )
+
+
 def _StartedIps(servers):
   return [
       vm.internal_ip
@@ -93,10 +102,7 @@ def test_seed_first_then_one_at_a_time(lab, tmp_path):
 
   with pytest.raises(cluster.BringUpError, match='server-1.*no answer'):
     cluster.Start(
-        engine,
-        servers,
-        60,
-        str(tmp_path),
+        _Env(engine, servers, tmp_path, 60),
         poll_s=5,
         sleep=clock.Sleep,
         clock=clock.Now,
@@ -113,10 +119,7 @@ def test_seed_first_then_one_at_a_time(lab, tmp_path):
     )
   clock = FakeClock()
   cluster.Start(
-      engine,
-      servers,
-      600,
-      str(tmp_path),
+      _Env(engine, servers, tmp_path, 600),
       poll_s=5,
       sleep=clock.Sleep,
       clock=clock.Now,
@@ -148,20 +151,19 @@ def test_timeout_pulls_every_nodes_logs(lab, tmp_path):
   engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
   with pytest.raises(cluster.BringUpError, match='127.0.0.3'):
     cluster.Start(
-        engine,
-        servers,
-        120,
-        str(tmp_path),
+        _Env(engine, servers, tmp_path, 120),
         poll_s=10,
         sleep=clock.Sleep,
         clock=clock.Now,
     )
   assert 120 <= clock.now <= 130
   for vm in servers:
-    assert (tmp_path / vm.name / 'scylla-server.log').read_text() == (
-        f'{vm.name} journal\n'
-    )
-    assert (tmp_path / vm.name / 'scylla.yaml').exists()
+    assert (
+        tmp_path / cluster.BRINGUP_LOGS_DIR / vm.name / 'scylla-server.log'
+    ).read_text() == f'{vm.name} journal\n'
+    assert (
+        tmp_path / cluster.BRINGUP_LOGS_DIR / vm.name / 'scylla.yaml'
+    ).exists()
     assert vm.CommandsMatching(r'journalctl -u scylla-server')
 
 
@@ -182,15 +184,18 @@ def test_configure_seed_first_and_stop_cleans():
   servers = _Servers()
   parallel = []
   seeds = cluster.Configure(
-      Recorder(),
-      servers,
-      lambda f, items: parallel.append(items) or [f(i) for i in items],
+      run_envs.Make(
+          engine=Recorder(),
+          servers=servers,
+          run_threaded=lambda f, items: parallel.append(items)
+          or [f(i) for i in items],
+      )
   )
   assert seeds == ['127.0.0.1']
   assert calls[0] == ('configure', 'server-0', ('127.0.0.1',))
   assert parallel == [servers[1:]]
   calls.clear()
-  cluster.Stop(Recorder(), servers[:1], threads.RunThreaded)
+  cluster.Stop(run_envs.Make(engine=Recorder(), servers=servers[:1]))
   assert calls == [('stop', 'server-0'), ('clean', 'server-0')]
 
 
@@ -209,10 +214,7 @@ def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
       match=r'server-1 \(127\.0\.0\.2\): the scylla process ended',
   ):
     cluster.Start(
-        engine,
-        servers,
-        1800,
-        str(tmp_path),
+        _Env(engine, servers, tmp_path, 1800),
         poll_s=5,
         sleep=clock.Sleep,
         clock=clock.Now,
@@ -220,7 +222,8 @@ def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
   # Not the deadline: the first look after its start.
   assert clock.now <= 5
   assert _StartedIps(servers) == ['127.0.0.1', '127.0.0.2']
-  assert {p.name for p in tmp_path.iterdir()} == {v.name for v in servers}
+  logs = tmp_path / cluster.BRINGUP_LOGS_DIR
+  assert {p.name for p in logs.iterdir()} == {v.name for v in servers}
 
 
 def test_bring_up_waits_until_every_node_serves_cql(lab, tmp_path):
@@ -235,10 +238,7 @@ def test_bring_up_waits_until_every_node_serves_cql(lab, tmp_path):
   clock = FakeClock()
   engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
   cluster.Start(
-      engine,
-      servers,
-      600,
-      str(tmp_path),
+      _Env(engine, servers, tmp_path, 600),
       poll_s=5,
       sleep=clock.Sleep,
       clock=clock.Now,

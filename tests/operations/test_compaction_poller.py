@@ -21,10 +21,12 @@ import threading
 
 import pytest
 
-from perfkit_plugins import compaction_poller
-from perfkit_plugins.core import compactions
-from perfkit_plugins.core import quiesce_timing
+from perfkit_plugins.core.config.settings import Settings
+from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.quiesce import quiesce_timing
+from perfkit_plugins.operations import compaction_poller
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import run_envs
 
 IDLE = compactions.CompactionStatus(running=0, pending=0)
 RUNNING = compactions.CompactionStatus(running=2, pending=1)
@@ -95,18 +97,26 @@ def history(lab):
   )
 
 
-def _Wait(engine, vms, clock, **kwargs):
-  return compaction_poller.WaitForQuiesce(
-      engine,
-      vms,
-      populate_start=POPULATE_START,
-      populate_end=POPULATE_END,
-      keyspace='keyspace1',
+def _Wait(
+    engine, vms, clock, settle_s=180, timeout_s=86400, call_timeout_s=120
+):
+  env = run_envs.Make(
+      settings=Settings(
+          keyspace='keyspace1',
+          quiesce_poll_s=5,
+          quiesce_settle_s=settle_s,
+          quiesce_timeout_s=timeout_s,
+      ),
+      engine=engine,
+      servers=vms,
       clock_offsets={vm.name: 0.0 for vm in vms},
-      poll_s=5,
       clock=clock.Time,
+  )
+  return compaction_poller.WaitForQuiesce(
+      env,
+      (POPULATE_START, POPULATE_END),
+      call_timeout_s=call_timeout_s,
       sleep=clock.Sleep,
-      **kwargs,
   )
 
 

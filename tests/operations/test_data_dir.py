@@ -18,7 +18,7 @@ import shlex
 
 import pytest
 
-from perfkit_plugins import data_dir
+from perfkit_plugins.operations import data_dir
 from perfkit_plugins.testing import local_vm
 
 NASTY = "x'; touch pwned; echo '$(touch pwned2)"

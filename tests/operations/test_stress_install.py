@@ -27,14 +27,15 @@ import tarfile
 
 import pytest
 
-from perfkit_plugins import java_install
-from perfkit_plugins import stress_install
-from perfkit_plugins import tarballs
-from perfkit_plugins.core import artifacts
-from perfkit_plugins.core import java
-from perfkit_plugins.core import settings as settings_lib
-from perfkit_plugins.core import stress_output
-from perfkit_plugins.core import stress_tools
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.software import artifacts
+from perfkit_plugins.core.software import java
+from perfkit_plugins.core.stress import stress_output
+from perfkit_plugins.core.stress import stress_tools
+from perfkit_plugins.operations import java_install
+from perfkit_plugins.operations import phase_runner
+from perfkit_plugins.operations import stress_install
+from perfkit_plugins.operations import tarballs
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import local_vm
 
@@ -187,9 +188,10 @@ def test_install_scylla_asset_uses_an_installed_java_21_or_newer():
   assert checksum.source == 'published'
   assert vm.installed == ['curl']
   install_dir = '/opt/pkb/scylla-cassandra-stress-3.18.1'
-  assert vm.commands[-1] == (
+  # The JDK linked, then the loader's script pushed.
+  assert vm.CommandsMatching('^ln -sfn') == [
       f'ln -sfn /usr/lib/jvm/temurin-25-jdk-amd64 {install_dir}/jdk'
-  )
+  ]
   assert vm.CommandsMatching(
       r'curl .* https://github\.com/scylladb/cassandra-stress/releases/'
       r'download/v3\.18\.1/cassandra-stress-bin-java21\.tar\.gz$'
@@ -212,7 +214,12 @@ def test_install_installs_a_packaged_jdk_only_when_offered():
   vm.InstallPackages = Install
   stress_install.Install(vm, tool, 'yum', ROOT)
   assert vm.installed == ['curl', 'java-17-openjdk-devel']
-  assert vm.commands[-1].startswith('ln -sfn /usr/lib/jvm/java-17-openjdk ')
+  (link,) = vm.CommandsMatching('^ln -sfn')
+  assert link.startswith('ln -sfn /usr/lib/jvm/java-17-openjdk ')
+  assert vm.pushed == [(
+      phase_runner.SCRIPT_SOURCE,
+      '/opt/pkb/scylla_phases/loader/stress_run.sh',
+  )]
 
 
 def test_install_fails_at_once_when_the_image_has_no_fitting_jdk():
@@ -244,15 +251,6 @@ def test_java_ensure_on_this_machines_real_jdks(tmp_path):
       [str(java_bin), '-version'], capture_output=True, text=True, check=True
   )
   assert 'version "17.' in version.stderr
-
-
-def test_stress_launcher_follows_the_settings():
-  assert stress_install.StressLauncher(
-      _Settings(stress_tool='apache'), ROOT
-  ) == (
-      '/opt/pkb/apache-cassandra-5.0.9/tools/bin/cassandra-stress',
-      '/opt/pkb/apache-cassandra-5.0.9/jdk',
-  )
 
 
 def test_check_version_accepts_the_release_it_was_asked_for():

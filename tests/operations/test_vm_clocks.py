@@ -16,7 +16,7 @@
 
 import pytest
 
-from perfkit_plugins import vm_clocks
+from perfkit_plugins.operations import vm_clocks
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import threads
 

@@ -36,7 +36,7 @@ import tracemalloc
 from hdrh import histogram as hdrh_histogram
 import numpy as np
 
-from perfkit_plugins.core import histograms
+from perfkit_plugins.core.results import histograms
 from perfkit_plugins.testing import hdr_logs
 
 _BASE_TIME_S = 1_795_299_882

@@ -29,7 +29,7 @@ import itertools
 import pathlib
 import time
 
-from perfkit_plugins.core import stress_output
+from perfkit_plugins.core.stress import stress_output
 
 _FIXTURE = (
     pathlib.Path(__file__).parents[1]

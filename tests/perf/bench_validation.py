@@ -16,7 +16,7 @@
 
 CheckPrerequisites validates the settings and plans every loader's commands
 (bad key or rate splits fail there). Planning is linear in the loaders, so
-the bounds of core/settings_limits.py keep it fast for any input; this
+the bounds of core/config/settings_limits.py keep it fast for any input; this
 script times validation plus planning at those bounds (1,000 servers,
 1,000 loaders, every phase, a ten-rate latency ladder) and prints the
 median of a few runs.
@@ -28,9 +28,9 @@ import argparse
 import statistics
 import time
 
-from perfkit_plugins.core import plan
-from perfkit_plugins.core import settings as settings_lib
-from perfkit_plugins.core import settings_limits
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.config import settings_limits
+from perfkit_plugins.testing import planned_runs
 
 
 def _Largest():
@@ -48,7 +48,7 @@ def _Largest():
 def _Once():
   start = time.perf_counter()
   settings = settings_lib.Validate(_Largest())
-  steps = plan.PlanPhases(
+  steps = planned_runs.PhaseSteps(
       settings,
       [f'10.0.{i // 256}.{i % 256}' for i in range(settings.server_count)],
       settings.server_count * 64 * 1024**3,

@@ -1,0 +1,453 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Step results as sample rows: the names, values, units and metadata PKB
+publishes.
+
+The PKB shell only wraps each SampleRow: `sample.Sample(row.metric,
+row.value, row.unit, row.metadata)`, or, for a row with a `series`,
+`sample.CreateTimeSeriesSample(row.series.values, row.series.timestamps_ms,
+row.metric, row.unit, row.series.interval_s,
+additional_metadata=row.metadata)`. Everything else is decided here, so the
+report tool can rely on these names:
+
+* stress steps, per op type (`scylla_op` 'WRITE', 'READ', ..., and 'total'
+  when a step has several): op_rate, partition_rate, row_rate, operations,
+  errors, duration; latency_mean/p50/p95/p99/p999/max per latency kind
+  (`scylla_latency_kind` 'st', and 'rt' for fixed-rate runs);
+  op_rate_per_vcpu (total server vCPUs), op_rate_per_shard (total shards,
+  only when known), ops_per_dollar and dollars_per_million_ops (only when
+  the cluster's price is known); time series op_rate_series and
+  latency_p99_series (p99 per latency kind);
+* per stress step: loader_cpu_max (busy share of the busiest loader);
+* quiesce steps: populate_time, time_to_compact, total_time_to_quiesce,
+  compactions, compaction_bytes_in, compaction_bytes_out;
+* every step: phase_status, 1 when the step succeeded (status 'ok', or
+  'loader_saturated' with the action 'mark': figures published, marked),
+  else 0 (failed, timeout, saturated with the action 'fail'); metadata
+  `scylla_status` ('ok', 'failed', 'timeout', 'loader_saturated') and
+  `scylla_error`.
+
+Every metadata key starts with `scylla_` (PKB raises when a benchmark key
+collides with one of its own), except the time series keys PKB's
+CreateTimeSeriesSample adds itself. Lists in step metadata become
+comma-separated strings, which every publisher can store.
+"""
+
+import dataclasses
+from typing import Any, Mapping, Optional
+
+from perfkit_plugins.core.machines import cost
+from perfkit_plugins.core.plan import plan
+from perfkit_plugins.core.quiesce import quiesce_timing
+from perfkit_plugins.core.results import outcomes
+from perfkit_plugins.core.results import step_results
+
+PREFIX = 'scylla_'
+_LATENCY_FIELDS = (
+    ('latency_mean', 'mean_ms'),
+    ('latency_p50', 'p50_ms'),
+    ('latency_p95', 'p95_ms'),
+    ('latency_p99', 'p99_ms'),
+    ('latency_p999', 'p999_ms'),
+    ('latency_max', 'max_ms'),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeSeries:
+  """What sample.CreateTimeSeriesSample needs besides metric and unit.
+
+  Attributes:
+    values: one value per interval.
+    timestamps_ms: each interval's start, epoch milliseconds (the unit
+      PKB's time series consumers divide by 1000).
+    interval_s: interval length, seconds.
+  """
+
+  values: tuple[float, ...]
+  timestamps_ms: tuple[float, ...]
+  interval_s: float
+
+
+@dataclasses.dataclass(frozen=True)
+class SampleRow:
+  """One sample.
+
+  Attributes:
+    metric: the metric name.
+    value: its value (0 for a time series, as CreateTimeSeriesSample sets).
+    unit: its unit.
+    metadata: every key prefixed with `scylla_`.
+    series: for a time series row, its points; else None.
+  """
+
+  metric: str
+  value: float
+  unit: str
+  metadata: Mapping[str, Any]
+  series: Optional[TimeSeries] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class RunContext:
+  """What every sample of a run says about the cluster.
+
+  Attributes:
+    engine: 'scylla' or 'cassandra'.
+    version: the database version that ran.
+    servers: number of server VMs.
+    server_machine_type: their machine type.
+    server_vcpus: vCPUs of all servers together.
+    shards: ScyllaDB shards of all servers together; None when unknown
+      (e.g. Cassandra).
+    server_price: price of one server VM (cost.LookUp), None when unknown.
+    tuning: extra metadata (shards per node, cpuset, IRQ CPUs, io
+      properties, Cassandra tuning...); keys get the prefix if they lack it.
+  """
+
+  engine: str
+  version: str
+  servers: int
+  server_machine_type: str
+  server_vcpus: int
+  shards: Optional[int] = None
+  server_price: Optional[cost.Price] = None
+  tuning: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+  @property
+  def cluster_usd_per_hour(self):
+    """All servers' price per hour, or None when unknown."""
+    if self.server_price is None:
+      return None
+    return self.servers * self.server_price.usd_per_hour
+
+
+def _Key(name):
+  return name if name.startswith(PREFIX) else PREFIX + name
+
+
+def _Flat(value):
+  if isinstance(value, (list, tuple)):
+    return ','.join(str(v) for v in value)
+  return value
+
+
+def _ContextMetadata(context):
+  """Metadata of the cluster every sample carries: engine, machines, price.
+
+  Each sample says what it was measured on and at what price, so
+  per-vCPU and per-dollar figures can be checked and recomputed.
+  """
+  metadata = {_Key(k): _Flat(v) for k, v in context.tuning.items()}
+  metadata.update({
+      'scylla_engine': context.engine,
+      'scylla_version': context.version,
+      'scylla_servers': context.servers,
+      'scylla_server_machine_type': context.server_machine_type,
+      'scylla_server_vcpus': context.server_vcpus,
+  })
+  if context.shards is not None:
+    metadata['scylla_shards'] = context.shards
+  price = context.server_price
+  if price is None:
+    what = context.server_machine_type or 'these servers'
+    metadata['scylla_price_source'] = (
+        f'none: no price known for {what}; give --scylla_server_price_per_hour'
+    )
+  else:
+    metadata.update({
+        'scylla_price_usd_per_hour': context.cluster_usd_per_hour,
+        'scylla_server_price_usd_per_hour': price.usd_per_hour,
+        'scylla_price_source': price.source,
+        'scylla_price_date': price.date,
+        'scylla_price_region': price.region,
+    })
+  return metadata
+
+
+def StepMetadata(step, context):
+  """Metadata every sample of a step carries."""
+  metadata = {_Key(k): _Flat(v) for k, v in step.metadata.items()}
+  metadata.update(_ContextMetadata(context))
+  metadata.update(scylla_phase=step.phase, scylla_step=step.name)
+  return metadata
+
+
+def _OpRuns(step, op_result):
+  indexes = set(op_result.loader_indexes)
+  return [run for run in step.runs if run.loader_index in indexes]
+
+
+def _OpMetadata(step, op_result, base):
+  """base plus what the loaders that ran one op type did.
+
+  The step's own metadata (in base) describes the whole step; these keys
+  describe the op's loaders (in reads during writes the writers' threads,
+  rate and keys differ from the readers').
+  """
+  runs = _OpRuns(step, op_result)
+  populations = sorted({run.population for run in runs})
+  threads = sorted({run.threads for run in runs})
+  metadata = dict(base)
+  metadata.update(
+      scylla_op=op_result.op,
+      scylla_loaders=len(runs),
+      scylla_threads=_Flat(threads) if len(threads) > 1 else threads[0],
+      scylla_rate=sum(run.rate for run in runs),
+      scylla_distribution=(
+          'seq'
+          if all(p.startswith('seq=') for p in populations)
+          else _Flat(populations)
+      ),
+      scylla_key_range=(
+          f'{min(r.key_range.first for r in runs)}'
+          f'..{max(r.key_range.last for r in runs)}'
+      ),
+      scylla_window_start=op_result.window_start_s,
+      scylla_window_end=op_result.window_end_s,
+  )
+  return metadata
+
+
+def _SeriesRow(metric, unit, points, value_of, interval_s, metadata):
+  """A time series row of the points value_of does not map to None."""
+  kept = [(p.start_s, value_of(p)) for p in points if value_of(p) is not None]
+  return SampleRow(
+      metric,
+      0,
+      unit,
+      metadata,
+      TimeSeries(
+          values=tuple(value for _, value in kept),
+          timestamps_ms=tuple(start * 1000.0 for start, _ in kept),
+          interval_s=interval_s,
+      ),
+  )
+
+
+def _OpRows(step, result, op_result, context, base):
+  """The sample rows of one op type of a stress step.
+
+  Rates, counts and duration; rates per vCPU, per shard and per dollar
+  where the cluster's size and price are known; the latency percentiles
+  of each latency kind; and the op rate and p99 time series.
+  """
+  metadata = _OpMetadata(step, op_result, base)
+  rate = op_result.op_rate
+  rows = [
+      SampleRow('op_rate', rate, 'op/s', metadata),
+      SampleRow('partition_rate', op_result.partition_rate, 'pk/s', metadata),
+      SampleRow('row_rate', op_result.row_rate, 'row/s', metadata),
+      SampleRow('operations', op_result.operations, 'operations', metadata),
+      SampleRow('errors', op_result.errors, 'errors', metadata),
+      SampleRow('duration', op_result.duration_s, 's', metadata),
+  ]
+  if context.server_vcpus:
+    rows.append(
+        SampleRow(
+            'op_rate_per_vcpu',
+            rate / context.server_vcpus,
+            'op/s/vCPU',
+            metadata,
+        )
+    )
+  if context.shards:
+    rows.append(
+        SampleRow(
+            'op_rate_per_shard', rate / context.shards, 'op/s/shard', metadata
+        )
+    )
+  usd_per_hour = context.cluster_usd_per_hour
+  if usd_per_hour and rate:
+    rows.append(
+        SampleRow(
+            'ops_per_dollar',
+            cost.OpsPerDollar(rate, usd_per_hour),
+            'op/$',
+            metadata,
+        )
+    )
+    rows.append(
+        SampleRow(
+            'dollars_per_million_ops',
+            cost.DollarsPerMillionOps(rate, usd_per_hour),
+            '$',
+            metadata,
+        )
+    )
+  for kind, summary in sorted(op_result.latency.items()):
+    kind_metadata = dict(metadata, scylla_latency_kind=kind)
+    rows += [
+        SampleRow(metric, getattr(summary, field), 'ms', kind_metadata)
+        for metric, field in _LATENCY_FIELDS
+    ]
+  st_series = op_result.series.get(step_results.SERVICE_TIME, ())
+  rows.append(
+      _SeriesRow(
+          'op_rate_series',
+          'op/s',
+          st_series,
+          lambda p: p.op_rate,
+          result.interval_s,
+          metadata,
+      )
+  )
+  for kind, points in sorted(op_result.series.items()):
+    rows.append(
+        _SeriesRow(
+            'latency_p99_series',
+            'ms',
+            points,
+            lambda p: p.p99_ms,
+            result.interval_s,
+            dict(metadata, scylla_latency_kind=kind),
+        )
+    )
+  return rows
+
+
+def StatusRow(step, context, status, succeeded, error=''):
+  """The phase_status row of a step: 1 when it succeeded, else 0.
+
+  Args:
+    step: plan.Step.
+    context: RunContext.
+    status: 'ok', 'failed', 'timeout' or 'loader_saturated'.
+    succeeded: whether the step's figures stand: True for 'ok', and for
+      'loader_saturated' under the action 'mark' (they are published,
+      marked).
+    error: what went wrong, '' if nothing.
+  """
+  metadata = StepMetadata(step, context)
+  metadata.update(scylla_status=status, scylla_error=error)
+  return SampleRow('phase_status', 1 if succeeded else 0, '', metadata)
+
+
+def StressRows(step, result, context):
+  """Every row of a stress step that gave results.
+
+  Args:
+    step: plan.Step.
+    result: step_results.StepResult.
+    context: RunContext.
+
+  Returns:
+    list of SampleRow: per op type its rows, then loader_cpu_max (when
+    known) and phase_status.
+  """
+  base = StepMetadata(step, context)
+  base.update(
+      scylla_status=result.status,
+      scylla_loader_saturated=result.saturated,
+      scylla_interval_s=result.interval_s,
+  )
+  if result.loader_cpu_max_pct is not None:
+    base['scylla_loader_cpu_max'] = result.loader_cpu_max_pct
+    base['scylla_loader_cpu_peak'] = result.loader_cpu_peak_pct
+  if result.cpu_problems:
+    base['scylla_loader_cpu_unknown'] = '; '.join(result.cpu_problems)
+  rows = []
+  for op_result in result.ops.values():
+    rows += _OpRows(step, result, op_result, context, base)
+  if result.loader_cpu_max_pct is not None:
+    rows.append(
+        SampleRow('loader_cpu_max', result.loader_cpu_max_pct, '%', base)
+    )
+  rows.append(StatusRow(step, context, result.status, succeeded=True))
+  return rows
+
+
+def QuiesceRows(step, result, context):
+  """Every row of a quiesce or flush_quiesce step.
+
+  Populate-relative times come only from the quiesce step that follows
+  populate (`after_populate` in its metadata); a flush_quiesce step reports
+  the time to compact after the load before it; every quiesce step
+  reports the compactions that ended during it.
+
+  Args:
+    step: plan.Step of kind 'quiesce' or 'flush_quiesce'.
+    result: core.quiesce_timing.QuiesceResult.
+    context: RunContext.
+
+  Returns:
+    list of SampleRow.
+  """
+  status = (
+      outcomes.STATUS_OK
+      if result.status == quiesce_timing.QUIESCED
+      else outcomes.STATUS_TIMEOUT
+  )
+  metadata = StepMetadata(step, context)
+  metadata.update(
+      scylla_status=status,
+      scylla_quiesce_polls=result.polls,
+      scylla_quiesce_wait_s=result.wait_s,
+      scylla_nodes_without_history=_Flat(result.nodes_without_history),
+  )
+  if result.busy_until_s is not None:
+    metadata['scylla_busy_until_s'] = result.busy_until_s
+  times = []
+  if step.kind == 'quiesce' and step.metadata.get('after_populate'):
+    times = [
+        ('populate_time', result.populate_time_s),
+        ('time_to_compact', result.time_to_compact_s),
+        ('total_time_to_quiesce', result.total_time_to_quiesce_s),
+    ]
+  elif step.kind == 'flush_quiesce':
+    times = [('time_to_compact', result.time_to_compact_s)]
+  rows = [SampleRow(metric, value, 's', metadata) for metric, value in times]
+  rows += [
+      SampleRow('compactions', result.compactions, 'compactions', metadata),
+      SampleRow('compaction_bytes_in', result.bytes_in, 'bytes', metadata),
+      SampleRow('compaction_bytes_out', result.bytes_out, 'bytes', metadata),
+  ]
+  error = ''
+  if status == outcomes.STATUS_TIMEOUT:
+    error = (
+        f'compactions did not settle within {step.metadata.get("timeout_s")} s'
+    )
+  rows.append(
+      StatusRow(
+          step,
+          context,
+          status,
+          succeeded=status == outcomes.STATUS_OK,
+          error=error,
+      )
+  )
+  return rows
+
+
+def OutcomeRows(outcome, context):
+  """The sample rows of one step's outcome (SampleRow list).
+
+  A step without figures (failed, or not run after an earlier failure) still
+  gets its phase_status row, so a reader sees what was not measured and why.
+  """
+  step = outcome.step
+  if outcome.result is None or step.kind == plan.KIND_SCHEMA:
+    return [
+        StatusRow(
+            step,
+            context,
+            outcome.status,
+            succeeded=outcome.result is not None,
+            error=outcome.error,
+        )
+    ]
+  if step.kind == plan.KIND_STRESS:
+    return StressRows(step, outcome.result, context)
+  return QuiesceRows(step, outcome.result, context)

@@ -1,0 +1,404 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""A stress step's results, from the records and outputs of its loaders.
+
+Pure: phase_runner runs the step and pulls the files, run_files reads them;
+this module computes. The rules (docs/measurement.md, on the shared window):
+
+* Every loader's output must be complete (loader_checks.py): a total with a
+  loader missing is never published; an HDR log with fewer operations than
+  its run's text log counts was cut, even when it parses
+  (HdrCountProblems names such loaders).
+* Per op type, merged across the loaders that ran it (writers and readers
+  of reads during writes are separate groups; with several op types, also
+  `total` over all loaders):
+  * Op rate: the loaders' interval lines summed over the window all of
+    them share (stress_output.CommonWindowRate), each loader placed on the
+    controller's clock by the first interval start of its HDR log
+    corrected by its clock offset.
+  * Partition and row rates: the op rate times the partitions and rows per
+    operation of the loaders' Results blocks, so the three rates describe
+    the same window.
+  * Latency: percentiles of the HDR histograms of every operation of the
+    step (whole logs) summed across loaders (histograms.MergeHdrLogs),
+    never an average of per-loader percentiles. Service time (`st`) always;
+    for op types run with `-rate fixed=`, also response time (`rt`,
+    measured from the intended schedule, corrected for coordinated
+    omission), which a fixed-rate run without `rt` histograms fails;
+    `total` gets `rt` only when every loader ran at a fixed rate.
+  * Operations, partitions and errors: summed over loaders.
+  * Time series: per HDR interval, the op rate and latency percentiles of
+    the merged histograms.
+* Loader CPU (loader_checks.py): a step whose busiest loader was busy for at
+  least `loader_cpu_threshold` percent of the step is saturated; with
+  `loader_saturation_action` 'fail' that fails the step, with 'mark' its
+  status says so.
+
+Times are epoch seconds on the controller's clock unless said otherwise.
+"""
+
+import dataclasses
+from typing import Mapping, Optional
+
+from perfkit_plugins.core.results import histograms
+from perfkit_plugins.core.results import loader_checks
+from perfkit_plugins.core.results import loader_files
+from perfkit_plugins.core.results import outcomes
+from perfkit_plugins.core.stress import stress_output
+
+TOTAL = 'total'
+SERVICE_TIME = 'st'
+RESPONSE_TIME = 'rt'
+# The op type of single-type runs, by LoaderRun.role; mixed runs name their
+# op types in their Results block.
+_ROLE_OPS = {'writer': 'WRITE', 'reader': 'READ'}
+
+
+@dataclasses.dataclass(frozen=True)
+class OpResult:
+  """Figures of one op type of a step (or `total` over all of them).
+
+  Attributes:
+    op: 'WRITE', 'READ', ... or 'total'.
+    loader_indexes: the loaders that ran it.
+    op_rate: op/s of those loaders together over their common window.
+    partition_rate: pk/s over the same window.
+    row_rate: row/s over the same window.
+    window_start_s: start of the common window.
+    window_end_s: end of the common window.
+    start_s: first HDR interval start of those loaders.
+    end_s: last HDR interval end of those loaders.
+    operations: operations, summed over loaders.
+    partitions: partitions, summed over loaders.
+    errors: errors, summed over loaders.
+    latency: kind ('st', 'rt') -> merged latency statistics.
+    series: kind -> merged per-interval statistics (histograms.SeriesPoint).
+  """
+
+  op: str
+  loader_indexes: tuple[int, ...]
+  op_rate: float
+  partition_rate: float
+  row_rate: float
+  window_start_s: float
+  window_end_s: float
+  start_s: float
+  end_s: float
+  operations: int
+  partitions: int
+  errors: int
+  latency: Mapping[str, histograms.HistogramSummary]
+  series: Mapping[str, tuple[histograms.SeriesPoint, ...]]
+
+  @property
+  def duration_s(self):
+    return self.end_s - self.start_s
+
+
+def OpsOf(run, parsed):
+  """The op types a run performed, in name order."""
+  if run.role in _ROLE_OPS:
+    return (_ROLE_OPS[run.role],)
+  return tuple(sorted(parsed.results.by_op_type))
+
+
+def _LinesOf(parsed, source, op):
+  """A run's interval lines of type `source`, renamed `op`.
+
+  Single-type runs print only `total` lines: those are their op type's.
+  """
+  return tuple(
+      dataclasses.replace(line, op_type=op)
+      for line in parsed.intervals
+      if line.op_type == source
+  )
+
+
+def _TextOps(parsed, source, op):
+  """Operations of type op the loader's text log counts at its end."""
+  lines = _LinesOf(parsed, source, op)
+  return lines[-1].total_ops if lines else 0
+
+
+def _OpTotals(parsed, source):
+  results = parsed.results
+  return results.total if source == TOTAL else results.by_op_type[source]
+
+
+def _Ratio(numerator, denominator):
+  return numerator / denominator if denominator else 0.0
+
+
+def ResultOfOp(op, members, merge, kinds, problems):
+  """OpResult of the loaders in members.
+
+  Args:
+    op: the op type, or TOTAL.
+    members: [(loader_files.LoaderRecord, StressOutput, source)], source
+      being the name of the loader's lines and totals that hold op (TOTAL
+      for single-type runs).
+    merge: histograms.HdrMerge of the step.
+    kinds: latency kinds to report.
+    problems: list that receives what is wrong.
+
+  Returns:
+    OpResult, or None with the problem recorded.
+  """
+  timelines = {}
+  operations = partitions = errors = 0
+  op_rates = partition_rates = row_rates = 0.0
+  for record, parsed, source in members:
+    timelines[record.name] = stress_output.LoaderTimeline(
+        start_s=merge.spans[record.name][0],
+        intervals=_LinesOf(parsed, source, op),
+    )
+    totals = _OpTotals(parsed, source)
+    operations += _TextOps(parsed, source, op)
+    partitions += totals.partitions
+    errors += totals.errors
+    op_rates += totals.op_rate
+    partition_rates += totals.partition_rate
+    row_rates += totals.row_rate
+  try:
+    window = stress_output.CommonWindowRate(timelines, op)
+  except stress_output.StressOutputError as e:
+    problems.append(f'{op}: {e}')
+    return None
+  latency, series = {}, {}
+  for kind in kinds:
+    tag = f'{op}-{kind}'
+    if tag not in merge.summaries:
+      problems.append(
+          f'{op}: no {tag} histograms in the HDR logs of {", ".join(timelines)}'
+      )
+      continue
+    latency[kind] = merge.summaries[tag]
+    series[kind] = merge.series.get(tag, ())
+  spans = [merge.spans[record.name] for record, _, _ in members]
+  return OpResult(
+      op=op,
+      loader_indexes=tuple(record.loader_index for record, _, _ in members),
+      op_rate=window.op_rate,
+      partition_rate=window.op_rate * _Ratio(partition_rates, op_rates),
+      row_rate=window.op_rate * _Ratio(row_rates, op_rates),
+      window_start_s=window.start_s,
+      window_end_s=window.end_s,
+      start_s=min(start for start, _ in spans),
+      end_s=max(end for _, end in spans),
+      operations=operations,
+      partitions=partitions,
+      errors=errors,
+      latency=latency,
+      series=series,
+  )
+
+
+def HdrCountProblems(groups, merge):
+  """Loaders whose HDR log holds fewer operations than their text log.
+
+  cassandra-stress records every operation of a run in both logs (their
+  counts are equal in every real run in tests/testdata/stress); an HDR log
+  cut at a line boundary still parses, but holds fewer operations.
+
+  Args:
+    groups: op -> [(loader_files.LoaderRecord, StressOutput, source)], as
+      ResultOfOp's members.
+    merge: histograms.HdrMerge of the step.
+  """
+  problems = []
+  for op, members in sorted(groups.items()):
+    for record, parsed, source in members:
+      text_ops = _TextOps(parsed, source, op)
+      hdr_ops = merge.counts[record.name].get(f'{op}-{SERVICE_TIME}', 0)
+      if hdr_ops < text_ops - _OpTotals(parsed, source).errors:
+        problems.append(
+            f'{record.name}: HDR log {record.remote_files[loader_files.HDR]}'
+            f' holds {hdr_ops:,} {op} operations, its text log {text_ops:,}'
+            ' (cut?)'
+        )
+  return problems
+
+
+@dataclasses.dataclass(frozen=True)
+class StepResult:
+  """Figures of one stress step.
+
+  Attributes:
+    step_name: plan.Step.name.
+    status: outcomes.STATUS_OK, or outcomes.STATUS_SATURATED
+      ('mark').
+    ops: op type -> OpResult; with several op types also
+      TOTAL.
+    start_s: first HDR interval start of any loader (the first operation).
+    end_s: last HDR interval end of any loader.
+    interval_s: length of the time series steps.
+    loader_cpu: loader index -> CpuUsage, or None when its CPU samples are
+      missing or unreadable.
+    loader_cpu_max_pct: busy share of the busiest loader; None if unknown.
+    loader_cpu_peak_pct: busiest interval of any loader; None if unknown.
+    saturated: loader_cpu_max_pct reached the threshold.
+    cpu_problems: why some loaders' CPU use is unknown.
+  """
+
+  step_name: str
+  status: str
+  ops: Mapping[str, OpResult]
+  start_s: float
+  end_s: float
+  interval_s: float
+  loader_cpu: Mapping[int, Optional[loader_checks.CpuUsage]]
+  loader_cpu_max_pct: Optional[float]
+  loader_cpu_peak_pct: Optional[float]
+  saturated: bool
+  cpu_problems: tuple[str, ...] = ()
+
+  @property
+  def duration_s(self):
+    return self.end_s - self.start_s
+
+
+def _CpuUsages(step, records, outputs):
+  """({loader index: CpuUsage or None}, [problems])."""
+  usages, problems = {}, []
+  for run in step.runs:
+    record, output = records[run.loader_index], outputs[run.loader_index]
+    usages[run.loader_index] = None
+    if output.cpu is None:
+      why = record.missing_files.get(loader_files.CPU, 'not pulled')
+      problems.append(f'{record.name}: CPU samples missing: {why}')
+      continue
+    try:
+      usages[run.loader_index] = loader_checks.CpuUsageOf(
+          loader_checks.ParseCpuSamples(output.cpu)
+      )
+    except loader_checks.CpuLogError as e:
+      problems.append(f'{record.name}: CPU samples: {e}')
+  return usages, problems
+
+
+def ResultOfStep(step, record, outputs, settings):
+  """Computes a stress step's figures from its loaders' outputs.
+
+  Args:
+    step: plan.Step of kind 'stress'.
+    record: loader_files.StepRecord of its execution.
+    outputs: loader index -> loader_files.LoaderOutput, for every run of the
+      step.
+    settings: core.settings.Settings (hdr_interval_s, loader_cpu_threshold,
+      loader_saturation_action).
+
+  Returns:
+    StepResult.
+
+  Raises:
+    outcomes.PhaseOutputError: a loader failed or its outputs are
+      missing, empty or cut (status 'failed'); or loaders were saturated
+      with action 'fail' (status 'loader_saturated'). The message lists
+      every problem found.
+  """
+  records = {l.loader_index: l for l in record.loaders}
+  problems = []
+  parsed = {}
+  for run in step.runs:
+    loader = records.get(run.loader_index)
+    output = outputs.get(run.loader_index)
+    if loader is None or output is None:
+      problems.append(f'loader {run.loader_index}: no record of its run')
+      continue
+    problems += loader_checks.RecordProblems(loader, output)
+    parsed[run.loader_index] = loader_checks.ParseLog(loader, output, problems)
+    loader_checks.CheckHdr(loader, output, problems)
+  if problems:
+    raise loader_checks.OutputError(step.name, problems, records)
+  try:
+    merge = histograms.MergeHdrLogs(
+        {
+            records[r.loader_index].name: outputs[r.loader_index].hdr
+            for r in step.runs
+        },
+        step_s=settings.hdr_interval_s,
+        clock_offsets_s={
+            records[r.loader_index].name: (
+                -records[r.loader_index].clock_offset_s
+            )
+            for r in step.runs
+        },
+    )
+  except histograms.HdrLogError as e:
+    raise loader_checks.OutputError(
+        step.name, [loader_checks.HdrProblem(e, records)], records
+    ) from e
+  groups = {}
+  for run in step.runs:
+    ops = OpsOf(run, parsed[run.loader_index])
+    for op in ops:
+      groups.setdefault(op, []).append((
+          records[run.loader_index],
+          parsed[run.loader_index],
+          TOTAL if len(ops) == 1 else op,
+      ))
+  problems += HdrCountProblems(groups, merge)
+  if problems:
+    raise loader_checks.OutputError(step.name, problems, records)
+  fixed_ops = {
+      op
+      for run in step.runs
+      if run.rate
+      for op in OpsOf(run, parsed[run.loader_index])
+  }
+  ops = {}
+  for op, members in sorted(groups.items()):
+    kinds = (
+        (SERVICE_TIME, RESPONSE_TIME) if op in fixed_ops else (SERVICE_TIME,)
+    )
+    ops[op] = ResultOfOp(op, members, merge, kinds, problems)
+  if len(groups) > 1:
+    everyone = [
+        (records[r.loader_index], parsed[r.loader_index], TOTAL)
+        for r in step.runs
+    ]
+    # Response time of all op types only when every loader had a schedule.
+    all_fixed = all(run.rate for run in step.runs)
+    kinds = (SERVICE_TIME, RESPONSE_TIME) if all_fixed else (SERVICE_TIME,)
+    ops[TOTAL] = ResultOfOp(TOTAL, everyone, merge, kinds, problems)
+  if problems:
+    raise loader_checks.OutputError(step.name, problems, records)
+  usages, cpu_problems = _CpuUsages(step, records, outputs)
+  known = [u for u in usages.values() if u is not None]
+  cpu_max = max((u.mean_pct for u in known), default=None)
+  saturated = cpu_max is not None and cpu_max >= settings.loader_cpu_threshold
+  if saturated and settings.loader_saturation_action == 'fail':
+    raise outcomes.PhaseOutputError(
+        step.name,
+        [
+            f'loaders saturated: busiest loader {cpu_max:.1f}% busy, threshold'
+            f' {settings.loader_cpu_threshold}%'
+        ],
+        status=outcomes.STATUS_SATURATED,
+    )
+  spans = merge.spans.values()
+  return StepResult(
+      step_name=step.name,
+      status=outcomes.STATUS_SATURATED if saturated else outcomes.STATUS_OK,
+      ops=ops,
+      start_s=min(start for start, _ in spans),
+      end_s=max(end for _, end in spans),
+      interval_s=settings.hdr_interval_s,
+      loader_cpu=usages,
+      loader_cpu_max_pct=cpu_max,
+      loader_cpu_peak_pct=max((u.peak_pct for u in known), default=None),
+      saturated=saturated,
+      cpu_problems=tuple(cpu_problems),
+  )

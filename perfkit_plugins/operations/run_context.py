@@ -1,0 +1,97 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""What every sample of a run says about the cluster, read from the VMs.
+
+The servers' tuning, what every machine reports of itself (vCPUs, memory and
+NUMA nodes of each server and loader, one value per group when its machines
+agree and every machine's otherwise), and the version of cassandra-stress
+every loader reports. Machines of a type the benchmark knows are also
+described by the type; own machines (static VMs) and unknown types only by
+what they report.
+"""
+
+import logging
+import re
+
+from perfkit_plugins.core.machines import cost
+from perfkit_plugins.core.machines import tuning
+from perfkit_plugins.core.results import sample_rows
+from perfkit_plugins.core.stress import stress_tools
+from perfkit_plugins.operations import stress_install
+from perfkit_plugins.operations import vm_clocks
+
+LSCPU_COMMAND = 'lscpu -p=CPU,CORE,SOCKET,NODE'
+
+
+def MachineFacts(vm, role):
+  """One machine's reported vCPUs, memory (GiB) and NUMA nodes."""
+  lscpu, _ = vm.RemoteCommand(LSCPU_COMMAND)
+  topology = tuning.ParseLscpuTopology(lscpu)
+  return {
+      f'scylla_{role}_node_vcpus': topology.vcpus,
+      f'scylla_{role}_node_memory_gib': round(vm.total_memory_kb / 1024**2, 1),
+      f'scylla_{role}_node_numa_nodes': topology.numa_nodes,
+  }
+
+
+def GroupFacts(vms, role):
+  """Facts of a group of machines (role 'server' or 'loader') as metadata."""
+  if not vms:
+    return {}
+  metadata, differences = tuning.ClusterMetadata(
+      {vm.name: MachineFacts(vm, role) for vm in vms}, uniform_key=None
+  )
+  for difference in differences:
+    logging.warning('%ss differ: %s', role, difference)
+  return metadata
+
+
+def ReadRunContext(env):
+  """What every sample says about the cluster, read from the VMs.
+
+  Args:
+    env: run_env.RunEnv (settings, engine, servers, loaders, run_threaded
+      to ask every loader at once, the install directory of
+      cassandra-stress).
+
+  Returns:
+    sample_rows.RunContext.
+  """
+  settings, servers, loaders = env.settings, env.servers, env.loaders
+  tuning_metadata, shards = env.engine.Tuning(servers)
+  tuning_metadata = dict(tuning_metadata)
+  tuning_metadata.update(GroupFacts(servers, 'server'))
+  tuning_metadata.update(GroupFacts(loaders, 'loader'))
+  tool = stress_tools.StressToolOf(settings)
+  versions = env.run_threaded(
+      lambda vm: stress_install.CheckVersion(vm, tool, env.install_dir),
+      list(loaders),
+  )
+  tuning_metadata['scylla_stress_tool'] = tool.name
+  tuning_metadata['scylla_stress_version'] = versions[0].version
+  tuning_metadata.update({
+      'scylla_stress_' + re.sub(r'\W', '_', name): version
+      for name, version in versions[0].components.items()
+  })
+  return sample_rows.RunContext(
+      engine=settings.engine,
+      version=tuning_metadata.get('scylla_version', ''),
+      servers=len(servers),
+      server_machine_type=settings.server_machine_type,
+      server_vcpus=sum(vm.num_cpus for vm in servers),
+      shards=shards,
+      server_price=cost.ServerPrice(settings, vm_clocks.UtcDate()),
+      tuning=tuning_metadata,
+  )

@@ -1,0 +1,303 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""PNG plots of scylla_phases results, drawn with matplotlib (Agg backend).
+
+* `<phase>_timeseries.png` per phase: op/s (top) and p99 latency (bottom)
+  over time, one line per step, op type and latency kind;
+* `latency_ladder.png`: p99 and p99.9 latency against the fixed rate, one
+  line per run (response time where the run measured it, else service
+  time);
+* `quiesce_timeline.png`: per run, populate then compaction until the
+  cluster was quiet, on one time axis from the populate start, with the
+  populate throughput above it (the c3.2xlarge study's Figure 1).
+
+Every figure is FIGURE_SIZE_IN inches at DPI: WIDTH_PX x HEIGHT_PX pixels.
+With several runs, a line's style says its run (RUN_LINE_STYLES, run [1]
+solid) and its colour says what it shows (the same step, op type and kind
+has the same colour in every run), so runs compare line against line.
+"""
+
+import os
+
+from perfkit_plugins.core import number_format
+from perfkit_plugins.core.results import results_tables
+
+FIGURE_SIZE_IN = (12, 7)
+DPI = 100
+WIDTH_PX, HEIGHT_PX = FIGURE_SIZE_IN[0] * DPI, FIGURE_SIZE_IN[1] * DPI
+RUN_LINE_STYLES = ('-', '--', ':', '-.')
+RUN_MARKERS = ('o', 's', '^', 'D')
+
+
+def RunStyle(index):
+  """Line style and marker of run `index` (0-based), repeating after 4."""
+  return (
+      RUN_LINE_STYLES[index % len(RUN_LINE_STYLES)],
+      RUN_MARKERS[index % len(RUN_MARKERS)],
+  )
+
+
+class _Colours:
+  """One colour per thing shown, the same in every run's lines."""
+
+  def __init__(self):
+    self._assigned = {}
+
+  def __call__(self, key):
+    if key not in self._assigned:
+      self._assigned[key] = f'C{len(self._assigned) % 10}'
+    return self._assigned[key]
+
+
+def _Pyplot():
+  """matplotlib.pyplot on the Agg backend (no display needed)."""
+  # matplotlib is optional (the `report` extra) and slow to import: imported
+  # when a plot is drawn, never by pkb.py.
+  # pylint: disable=import-outside-toplevel
+  import matplotlib
+
+  matplotlib.use('Agg')
+  from matplotlib import pyplot
+
+  # pylint: enable=import-outside-toplevel
+  return pyplot
+
+
+def _Caption(figure, runs):
+  """Names the runs [1], [2]... below the plots (legends use the numbers)."""
+  figure.subplots_adjust(bottom=0.16)
+  figure.text(
+      0.01,
+      0.01,
+      '\n'.join(f'[{i + 1}] {run.label}' for i, run in enumerate(runs)),
+      fontsize='small',
+      va='bottom',
+  )
+
+
+def _Save(figure, path):
+  figure.savefig(path, dpi=DPI)
+  _Pyplot().close(figure)
+  return path
+
+
+def _Phases(run):
+  """Phases with time series, in the order the run published them."""
+  return list(
+      dict.fromkeys(
+          r.metadata.get('scylla_phase')
+          for r in run.Find('op_rate_series')
+          if r.metadata.get('scylla_phase')
+      )
+  )
+
+
+def _InPhase(run, series, phase):
+  steps = {r.step for r in run.rows if r.metadata.get('scylla_phase') == phase}
+  return [s for s in series if s.step in steps]
+
+
+def PlotPhaseSeries(runs, phase, path):
+  """Throughput and p99 over time of one phase, for every run.
+
+  Time is seconds since the phase's first interval in each run.
+
+  Returns:
+    path.
+  """
+  pyplot = _Pyplot()
+  figure, (rate_axes, p99_axes) = pyplot.subplots(
+      2, 1, figsize=FIGURE_SIZE_IN, sharex=True
+  )
+  colours = {rate_axes: _Colours(), p99_axes: _Colours()}
+  for i, run in enumerate(runs):
+    style, _ = RunStyle(i)
+    rates = _InPhase(run, results_tables.SeriesOf(run, 'op_rate_series'), phase)
+    p99s = _InPhase(
+        run, results_tables.SeriesOf(run, 'latency_p99_series'), phase
+    )
+    start = min((s.start_ms for s in rates + p99s), default=0)
+    prefix = f'[{i + 1}] '
+    for axes, series in ((rate_axes, rates), (p99_axes, p99s)):
+      for s in series:
+        offset = (s.start_ms - start) / 1000
+        what = f'{s.step} {s.op}' + (f' {s.kind}' if axes is p99_axes else '')
+        axes.plot(
+            [t + offset for t in s.times_s],
+            s.values,
+            linestyle=style,
+            color=colours[axes](what),
+            label=f'{prefix}{what}',
+        )
+  rate_axes.set_ylabel('op/s')
+  p99_axes.set_ylabel('p99 latency (ms)')
+  p99_axes.set_xlabel(f'seconds since the start of {phase}')
+  for axes in (rate_axes, p99_axes):
+    axes.grid(True, alpha=0.3)
+    if axes.get_legend_handles_labels()[0]:
+      axes.legend(fontsize='small', loc='best')
+  figure.suptitle(f'{phase}: throughput and p99 latency over time')
+  _Caption(figure, runs)
+  return _Save(figure, path)
+
+
+def _LadderLine(run, metric):
+  """[(rate, ms)] of the run's ladder: rt where measured, else st."""
+  points = []
+  for rate, step, op in results_tables.LadderPoints(run):
+    value = run.Value(metric, step, op, 'rt')
+    if value is None:
+      value = run.Value(metric, step, op, 'st')
+    if value is not None:
+      points.append((rate, value))
+  return points
+
+
+def PlotLadder(runs, path):
+  """p99 and p99.9 latency against the fixed rate, one line per run.
+
+  Returns:
+    path.
+  """
+  pyplot = _Pyplot()
+  figure, axes_pair = pyplot.subplots(1, 2, figsize=FIGURE_SIZE_IN)
+  for axes, (metric, name) in zip(
+      axes_pair, (('latency_p99', 'p99'), ('latency_p999', 'p99.9'))
+  ):
+    for i, run in enumerate(runs):
+      points = _LadderLine(run, metric)
+      style, marker = RunStyle(i)
+      if points:
+        axes.plot(
+            [rate for rate, _ in points],
+            [ms for _, ms in points],
+            linestyle=style,
+            marker=marker,
+            label=f'[{i + 1}]',
+        )
+    axes.set_ylim(bottom=0)
+    axes.set_title(f'{name} latency')
+    axes.set_xlabel('fixed write rate (op/s)')
+    axes.set_ylabel('ms')
+    axes.grid(True, alpha=0.3)
+    if axes.get_legend_handles_labels()[0]:
+      axes.legend(fontsize='small')
+  figure.suptitle('Latency at fixed rates (response time, corrected)')
+  _Caption(figure, runs)
+  return _Save(figure, path)
+
+
+def _QuiesceTimes(run):
+  """(populate s, total to quiesce s) of the quiesce after populate."""
+  for r in run.Find('total_time_to_quiesce'):
+    populate = run.Value('populate_time', r.step)
+    if populate is not None:
+      return populate, r.value
+  return None
+
+
+def PlotQuiesceTimeline(runs, path):
+  """Populate and compaction of each run on one time axis.
+
+  Returns:
+    path.
+  """
+  pyplot = _Pyplot()
+  figure, (rate_axes, bar_axes) = pyplot.subplots(
+      2,
+      1,
+      figsize=FIGURE_SIZE_IN,
+      sharex=True,
+      gridspec_kw={'height_ratios': (2, 1)},
+  )
+  labels = []
+  for i, run in enumerate(runs):
+    populate = [
+        s
+        for s in results_tables.SeriesOf(run, 'op_rate_series')
+        if s.step == 'populate'
+    ]
+    for s in populate:
+      rate_axes.plot(
+          s.times_s,
+          s.values,
+          linestyle=RunStyle(i)[0],
+          label=f'[{i + 1}] populate {s.op}',
+      )
+    times = _QuiesceTimes(run)
+    if times:
+      populate_s, total_s = times
+      bar_axes.barh(i, populate_s, color='tab:blue')
+      bar_axes.barh(
+          i, total_s - populate_s, left=populate_s, color='tab:orange'
+      )
+      bar_axes.text(
+          total_s,
+          i,
+          f'compacting {number_format.FormatDuration(total_s - populate_s)} ',
+          ha='right',
+          va='center',
+          fontsize='small',
+      )
+    labels.append(f'[{i + 1}]')
+  bar_axes.set_yticks(range(len(runs)), labels)
+  bar_axes.set_xlabel('seconds since the start of populate')
+  bar_axes.legend(
+      handles=[
+          pyplot.Rectangle((0, 0), 1, 1, color='tab:blue'),
+          pyplot.Rectangle((0, 0), 1, 1, color='tab:orange'),
+      ],
+      labels=['populate', 'compaction after populate'],
+      fontsize='small',
+      loc='lower left',
+      bbox_to_anchor=(0, 1.0),
+      ncol=2,
+      frameon=False,
+  )
+  rate_axes.set_ylabel('populate op/s')
+  rate_axes.grid(True, alpha=0.3)
+  if rate_axes.get_legend_handles_labels()[0]:
+    rate_axes.legend(fontsize='small')
+  figure.suptitle('Time to quiesce: populate, then compaction until idle')
+  _Caption(figure, runs)
+  return _Save(figure, path)
+
+
+def WritePlots(runs, directory):
+  """Every plot the runs have data for, into `directory`.
+
+  Returns:
+    list of the PNG paths written.
+  """
+  os.makedirs(directory, exist_ok=True)
+  paths = []
+  phases = list(dict.fromkeys(p for run in runs for p in _Phases(run)))
+  for phase in phases:
+    paths.append(
+        PlotPhaseSeries(
+            runs, phase, os.path.join(directory, f'{phase}_timeseries.png')
+        )
+    )
+  if any(results_tables.LadderPoints(run) for run in runs):
+    paths.append(
+        PlotLadder(runs, os.path.join(directory, 'latency_ladder.png'))
+    )
+  if any(_QuiesceTimes(run) for run in runs):
+    paths.append(
+        PlotQuiesceTimeline(
+            runs, os.path.join(directory, 'quiesce_timeline.png')
+        )
+    )
+  return paths

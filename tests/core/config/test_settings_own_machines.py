@@ -1,0 +1,101 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Settings of own machines (static VMs) and of download sources."""
+
+import pytest
+
+from perfkit_plugins.core.config import settings as settings_lib
+
+
+def _Validate(**changes):
+  return settings_lib.Validate(settings_lib.Settings(**changes))
+
+
+def test_static_servers_use_the_declared_data_directory():
+  s = _Validate(
+      engine='cassandra',
+      servers_static=True,
+      data_disk='declared',
+      data_dir='/mnt/data',
+  )
+  assert s.data_dir == '/mnt/data'
+
+
+@pytest.mark.parametrize('data_disk', ['local', 'network'])
+def test_static_servers_are_never_formatted(data_disk):
+  with pytest.raises(
+      settings_lib.SettingsError, match='--scylla_data_disk: .*never builds'
+  ):
+    _Validate(engine='cassandra', servers_static=True, data_disk=data_disk)
+
+
+def test_declared_needs_static_servers():
+  with pytest.raises(settings_lib.SettingsError, match='needs the servers'):
+    _Validate(data_disk='declared')
+
+
+@pytest.mark.parametrize(
+    'data_dir', ['relative/dir', '/mnt/../etc', '/mnt/da ta', '/mnt/x;y']
+)
+def test_declared_directory_must_be_a_plain_absolute_path(data_dir):
+  with pytest.raises(settings_lib.SettingsError, match='--scylla_data_disk'):
+    _Validate(
+        engine='cassandra',
+        servers_static=True,
+        data_disk='declared',
+        data_dir=data_dir,
+    )
+
+
+def test_scylla_needs_its_own_data_directory():
+  with pytest.raises(settings_lib.SettingsError, match='/var/lib/scylla'):
+    _Validate(servers_static=True, data_disk='declared', data_dir='/mnt/data')
+  _Validate(
+      servers_static=True, data_disk='declared', data_dir='/var/lib/scylla'
+  )
+
+
+@pytest.mark.parametrize(
+    'field,value,problem',
+    [
+        ('cassandra_url', 'http://m/{series}.tgz', 'names series'),
+        ('stress_url', 'mirror/cs.tgz', 'not an http'),
+        ('repo_url', 'http://m/{version', 'not a URL template'),
+        ('repo_key_url', 'key.asc', 'not an http'),
+        ('cassandra_checksum', 'sha1:' + '0' * 40, 'sha256:<64 hex digits>'),
+        ('stress_checksum', 'sha512:' + '0' * 64, 'sha512:<128 hex digits>'),
+    ],
+)
+def test_bad_sources_name_their_flag(field, value, problem):
+  with pytest.raises(settings_lib.SettingsError) as raised:
+    _Validate(**{field: value})
+  assert str(raised.value).startswith(f'--scylla_{field}: ')
+  assert problem in str(raised.value)
+
+
+def test_mirror_sources_validate():
+  s = _Validate(
+      stress_url='file:///srv/cs-{version}.tgz',
+      repo_url='http://mirror/scylla-{version}.list',
+      repo_key_url='http://mirror/scylla.asc',
+  )
+  assert s.repo_key_url == 'http://mirror/scylla.asc'
+  s = _Validate(
+      engine='cassandra',
+      cassandra_url='https://mirror/c/{version}/c.tgz',
+      cassandra_checksum='sha512:' + 'ab' * 64,
+      stress_url='file:///srv/cs-{version}.tgz',
+  )
+  assert s.cassandra_checksum == 'sha512:' + 'ab' * 64

@@ -1,0 +1,588 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Command sequences of the ScyllaDB engine on recording fake servers.
+
+Help texts, perftune masks and cpuset.conf are real outputs (testdata);
+device listings and lscpu lines are built here for machine shapes no real
+listing exists for (orchestration tests; the parsers are tested on real
+outputs in tests/core).
+"""
+
+import json
+import shlex
+
+import pytest
+
+from perfkit_plugins.core.config import settings
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.engines import scylla
+from perfkit_plugins.operations import raid
+from perfkit_plugins.testing import fake_vm
+
+# PKB's vm_util.VM_TMP_DIR, which the shell hands in.
+VM_TMP_DIR = '/tmp/pkb'
+
+HELP_RELEASE = 'branch-2026.3'
+VERSION = '2026.3.1-0.20261001.0123456789ab'
+# Shapes with a real scylla_cpuset_setup output in testdata/scylla_setup.
+CPUSET_SHAPES = ('v8-numa1', 'v16-numa1', 'v88-numa2', 'v96-numa2')
+
+
+def _Lsblk(boot, locals_):
+  """lsblk -J text: boot disk (with its root partition) and local disks."""
+  name, model = boot
+  devices = [{
+      'name': name,
+      'path': f'/dev/{name}',
+      'type': 'disk',
+      'model': model,
+      'serial': None,
+      'mountpoint': None,
+      'children': [{
+          'name': f'{name}p1' if 'nvme' in name else f'{name}1',
+          'type': 'part',
+          'model': None,
+          'mountpoint': '/',
+      }],
+  }]
+  devices += [
+      {
+          'name': n,
+          'path': f'/dev/{n}',
+          'type': 'disk',
+          'model': m,
+          'serial': None,
+          'mountpoint': None,
+      }
+      for n, m in locals_
+  ]
+  return json.dumps({'blockdevices': devices})
+
+
+def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
+  vm = fake_vm.FakeVm(name=name, internal_ip=ip, num_cpus=vcpus)
+  shape = f'v{vcpus}-numa{numa_nodes}'
+  vm.Reply(r'^lsblk ', lsblk)
+  vm.Reply(r'^ls -l /dev/disk/by-id', by_id)
+  vm.Reply(
+      r'scylla_raid_setup --help',
+      testdata('scylla_setup', f'scylla_raid_setup-help-{HELP_RELEASE}.txt'),
+  )
+  vm.Reply(
+      r'scylla_setup --help',
+      testdata('scylla_setup', f'scylla_setup-help-{HELP_RELEASE}.txt'),
+  )
+  vm.Reply(r'^ip -o -4 route', f'default via 10.128.0.1 dev {nic} proto dhcp\n')
+  vm.Reply(r'^findmnt', '/dev/md0 xfs rw,noatime,discard\n')
+  vm.Reply(
+      r'cat /etc/scylla.d/cpuset.conf',
+      testdata('scylla_setup', f'cpuset-{shape}.conf')
+      if shape in CPUSET_SHAPES
+      else '',
+  )
+  vm.Reply(
+      r'perftune.py .*--get-irq-cpu-mask',
+      testdata('perftune', f'{shape}-get-irq-cpu-mask.txt'),
+  )
+  vm.Reply(
+      r'cat /etc/scylla.d/io_properties.yaml',
+      testdata('scylla_setup', 'io_properties-sct.yaml'),
+  )
+  vm.Reply(
+      r'cat /etc/scylla.d/io.conf',
+      'SEASTAR_IO="--io-properties-file=/etc/scylla.d/io_properties.yaml"\n',
+  )
+  vm.Reply(
+      r'cat /etc/scylla/scylla.yaml.packaged',
+      testdata('scylla_setup', 'scylla.yaml-branch-2026.3'),
+  )
+  vm.Reply(r'^nproc$', f'{vcpus}\n')
+  vm.Reply(r'^lscpu ', fake_vm.LscpuListing(vcpus, numa_nodes))
+  vm.Reply(r'^scylla --version', VERSION + '\n')
+  return vm
+
+
+def _Engine(local_ssds, tmp_path, **overrides):
+  return scylla.ScyllaEngine(
+      settings.Validate(settings.Settings(**overrides)),
+      VM_TMP_DIR,
+      local_ssds=local_ssds,
+      output_dir=str(tmp_path),
+  )
+
+
+def _RaidDisks(vm):
+  [command] = vm.CommandsMatching(r'scylla_raid_setup --disks')
+  words = shlex.split(command)
+  return words[words.index('--disks') + 1].split(',')
+
+
+def _SetupArgs(vm):
+  [command] = vm.CommandsMatching(r'scylla_setup --no-raid-setup')
+  return shlex.split(command)[2:]
+
+
+def _AssertNoDifferences(engine, node):
+  """The engine's tuning report for node: read-back agrees with prediction."""
+  _, problems = scylla.TuningReport([engine.tuning_records[node]], '2026.3')
+  assert problems == []
+
+
+def _AssertOnlyListedOptions(testdata, args):
+  listed = set(
+      testdata('scylla_setup', f'scylla_setup-help-{HELP_RELEASE}.txt')
+      .replace('\n', ' ')
+      .split()
+  )
+  for arg in args:
+    if arg.startswith('--'):
+      assert any(word.strip('[](),') == arg for word in listed), arg
+
+
+def test_z3_highmem_88(testdata, tmp_path):
+  locals_ = [(f'nvme{i}n1', f'nvme_card{i - 1}') for i in range(1, 13)]
+  by_id = ''.join(
+      f'lrwxrwxrwx 1 root root 13 Nov 22 00:00 google-local-nvme-ssd-{i - 1}'
+      f' -> ../../nvme{i}n1\n'
+      for i in range(1, 13)
+  )
+  vm = _Server(
+      testdata,
+      'server-0',
+      '10.0.0.2',
+      _Lsblk(('nvme0n1', 'nvme_card-pd'), locals_),
+      by_id,
+      88,
+      2,
+      'ens4',
+  )
+  engine = _Engine(12, tmp_path)
+  engine.Configure(vm, ['10.0.0.2'])
+
+  assert _RaidDisks(vm) == [f'/dev/nvme{i}n1' for i in range(1, 13)]
+  raid_command = vm.CommandsMatching(r'scylla_raid_setup --disks')[0]
+  for option in (
+      '--enable-on-nextboot',
+      '--raid-level 0',
+      '--online-discard 1',
+  ):
+    assert option in raid_command
+  args = _SetupArgs(vm)
+  assert args[:4] == [
+      '--no-raid-setup',
+      '--nic',
+      'ens4',
+      '--setup-nic-and-disks',
+  ]
+  _AssertOnlyListedOptions(testdata, args)
+  # RAID before scylla_setup, scylla_setup before the config.
+  order = [
+      i
+      for i, c in enumerate(vm.commands)
+      if 'scylla_raid_setup --disks' in c
+      or 'scylla_setup --no-raid' in c
+      or 'install -m 644' in c
+  ]
+  assert order == sorted(order) and len(order) == 4
+  # The raw device listings are kept.
+  assert (tmp_path / 'server-0-lsblk-J.txt').exists()
+  assert (tmp_path / 'server-0-ls-l-by-id.txt').exists()
+
+  record = engine.tuning_records['server-0']
+  assert record.shards == 80 and len(record.irq_cpus) == 8
+  metadata, problems = scylla.TuningReport([record], '2026.3')
+  assert problems == []
+  assert metadata['server-0']['scylla_predicted_shards'] == 80
+  assert engine.volumes['server-0'].Metadata()['scylla_data_disks'] == 12
+  # The samples say what backs the data directory.
+  published, _ = engine.Tuning([vm])
+  assert {k: published[k] for k in engine.volumes['server-0'].Metadata()} == {
+      'scylla_data_disks': 12,
+      'scylla_data_device': '/dev/md0',
+      'scylla_data_fstype': 'xfs',
+      'scylla_data_mount_options': 'rw,noatime,discard',
+  }
+
+  rendered = vm.remote_files['/tmp/pkb/scylla.yaml']
+  assert '"10.0.0.2"' in rendered
+  assert 'tablets_mode_for_new_keyspaces: "disabled"' in rendered
+  assert vm.CommandsMatching(
+      r'^sudo install -m 644 -o root -g root /tmp/pkb/scylla.yaml'
+      r' /etc/scylla/scylla.yaml$'
+  )
+
+
+def test_n2_highmem_96_with_24_local_ssds(testdata, tmp_path):
+  locals_ = [(f'nvme0n{i}', 'nvme_card') for i in range(1, 25)]
+  vm = _Server(
+      testdata,
+      'server-1',
+      '10.0.0.3',
+      _Lsblk(('sda', 'PersistentDisk'), locals_),
+      '',
+      96,
+      2,
+      'ens4',
+  )
+  engine = _Engine(24, tmp_path)
+  engine.Configure(vm, ['10.0.0.2'])
+  assert _RaidDisks(vm) == [f'/dev/nvme0n{i}' for i in range(1, 25)]
+  record = engine.tuning_records['server-1']
+  assert record.shards == 88 and len(record.irq_cpus) == 8
+  _AssertNoDifferences(engine, 'server-1')
+
+
+def test_i4i_4xlarge_single_instance_store(testdata, tmp_path):
+  vm = _Server(
+      testdata,
+      'server-2',
+      '10.0.0.4',
+      _Lsblk(
+          ('nvme0n1', 'Amazon Elastic Block Store'),
+          [('nvme1n1', 'Amazon EC2 NVMe Instance Storage')],
+      ),
+      '',
+      16,
+      1,
+      'eth0',
+  )
+  engine = _Engine(1, tmp_path, cloud='AWS')
+  engine.Configure(vm, ['10.0.0.2'])
+  assert _RaidDisks(vm) == ['/dev/nvme1n1']
+  assert _SetupArgs(vm)[:3] == ['--no-raid-setup', '--nic', 'eth0']
+  record = engine.tuning_records['server-2']
+  assert record.shards == 14 and len(record.irq_cpus) == 2
+  _AssertNoDifferences(engine, 'server-2')
+
+
+def test_network_disk_builds_no_array(testdata, tmp_path):
+  vm = _Server(
+      testdata,
+      'server-3',
+      '10.0.0.5',
+      _Lsblk(('sda', 'x'), []),
+      '',
+      16,
+      1,
+      'eth0',
+  )
+  vm.Reply(r'^findmnt', '/dev/sdb xfs rw,relatime\n')
+  engine = _Engine(0, tmp_path, data_disk='network')
+  engine.Configure(vm, ['10.0.0.2'])
+  assert not vm.CommandsMatching(r'scylla_raid_setup|^lsblk')
+  assert vm.CommandsMatching(r'^sudo chown -R scylla:scylla /var/lib/scylla$')
+  assert engine.volumes['server-3'].disks is None
+  assert engine.tuning_records['server-3'].shards == 14
+  _AssertNoDifferences(engine, 'server-3')
+
+
+def test_never_a_second_array_over_disks_already_in_one(testdata, tmp_path):
+  md = {'name': 'md0', 'type': 'raid0', 'mountpoint': '/scratch'}
+  listing = json.loads(
+      _Lsblk(
+          ('nvme0n1', 'nvme_card-pd'),
+          [(f'nvme{i}n1', f'nvme_card{i - 1}') for i in range(1, 13)],
+      )
+  )
+  for disk in listing['blockdevices'][1:]:
+    disk['children'] = [md]
+  vm = _Server(
+      testdata, 'server-0', '10.0.0.2', json.dumps(listing), '', 88, 2, 'ens4'
+  )
+  with pytest.raises(ValueError, match='found 0 free local SSDs'):
+    _Engine(12, tmp_path).Configure(vm, ['10.0.0.2'])
+  assert not vm.CommandsMatching(r'scylla_raid_setup --disks|scylla_setup ')
+
+
+def test_io_properties_reused_on_the_other_servers(testdata, tmp_path):
+  locals_ = [('nvme1n1', 'Amazon EC2 NVMe Instance Storage')]
+  servers = [
+      _Server(
+          testdata,
+          f'server-{i}',
+          f'10.0.0.{i + 2}',
+          _Lsblk(('nvme0n1', 'Amazon Elastic Block Store'), locals_),
+          '',
+          16,
+          1,
+          'eth0',
+      )
+      for i in range(2)
+  ]
+  engine = _Engine(1, tmp_path, cloud='AWS')
+  for vm in servers:
+    engine.Configure(vm, ['10.0.0.2'])
+  first, second = (_SetupArgs(vm) for vm in servers)
+  assert '--no-io-setup' not in first and first[-2:] == ['--io-setup', '1']
+  assert second[-1] == '--no-io-setup'
+  written = servers[1].CommandsMatching(r'sudo tee /etc/scylla.d/io_properties')
+  assert len(written) == 1 and 'read_iops: 540317' in written[0]
+  assert not servers[0].CommandsMatching(r'sudo tee /etc/scylla.d/io_')
+
+
+def test_release_mismatch_is_a_difference(testdata, tmp_path):
+  vm = _Server(
+      testdata,
+      'server-2',
+      '10.0.0.4',
+      _Lsblk(
+          ('nvme0n1', 'Amazon Elastic Block Store'),
+          [('nvme1n1', 'Amazon EC2 NVMe Instance Storage')],
+      ),
+      '',
+      16,
+      1,
+      'eth0',
+  )
+  engine = _Engine(1, tmp_path, cloud='AWS', release='2025.4')
+  engine.Configure(vm, ['10.0.0.2'])
+  _, problems = scylla.TuningReport(engine.tuning_records.values(), '2025.4')
+  assert any('requested 2025.4' in p for p in problems)
+
+
+def _Sources(**changes):
+  return settings_lib.Validate(settings_lib.Settings(**changes))
+
+
+def test_apt_install_sequence_and_pinning():
+  vm = fake_vm.FakeVm()
+  scylla.AptInstall(vm, _Sources(release='2026.3.1'))
+  assert 'keyserver.ubuntu.com' in vm.commands[0]
+  assert 'grep -qi c503c686b007f39e' in vm.commands[0]
+  assert vm.commands[1].endswith(
+      'https://downloads.scylladb.com/deb/debian/scylla-2026.3.list'
+  )
+  assert 'Pin: version 2026.3.1-*' in shlex.split(vm.commands[2])[2]
+  assert vm.commands[3] == 'sudo apt-get update'
+  assert vm.installed == ['scylla']
+  unpinned = fake_vm.FakeVm()
+  scylla.AptInstall(unpinned, _Sources(release='2026.3'))
+  assert not unpinned.CommandsMatching('preferences')
+
+
+def test_apt_install_from_a_mirror_checks_the_key_is_scyllas():
+  vm = fake_vm.FakeVm()
+  scylla.AptInstall(
+      vm,
+      _Sources(
+          release='2026.3.1',
+          repo_url='http://mirror:80/scylla/scylla-{version}.list',
+          repo_key_url='http://mirror:80/scylla/key.asc',
+      ),
+  )
+  key_command = vm.commands[0]
+  assert 'keyserver' not in key_command
+  assert 'curl -fsSL http://mirror:80/scylla/key.asc | gpg --dearmor' in (
+      key_command
+  )
+  assert key_command.endswith(
+      'gpg --show-keys --with-colons /etc/apt/keyrings/scylladb.gpg'
+      ' | grep -qi c503c686b007f39e'
+  )
+  assert vm.commands[1].endswith('http://mirror:80/scylla/scylla-2026.3.list')
+
+
+def test_yum_install_sequence():
+  vm = fake_vm.FakeVm()
+  scylla.YumInstall(vm, _Sources(release='2026.3.1'))
+  assert vm.commands[1].endswith(
+      'https://downloads.scylladb.com/rpm/centos/scylla-2026.3.repo'
+  )
+  assert vm.installed == ['scylla-2026.3.1']
+  mirrored = fake_vm.FakeVm()
+  scylla.YumInstall(
+      mirrored, _Sources(repo_url='http://m/scylla-{version}.repo')
+  )
+  assert mirrored.commands[1].endswith('http://m/scylla-2026.3.repo')
+
+
+HOSTILE = 'ks\'; touch /tmp/pwned; echo "$(id)" `id` \\ |&'
+
+
+@pytest.mark.parametrize(
+    'command,expected',
+    [
+        (scylla.FlushCommand(HOSTILE), ['nodetool', 'flush', HOSTILE]),
+        (
+            scylla.WriteFileCommand('/etc/x y', HOSTILE),
+            [
+                'printf',
+                '%s',
+                HOSTILE,
+                '|',
+                'sudo',
+                'tee',
+                '/etc/x y',
+                '>',
+                '/dev/null',
+            ],
+        ),
+        (
+            scylla.IrqMaskCommand(HOSTILE),
+            [
+                'sudo',
+                '/opt/scylladb/scripts/perftune.py',
+                '--tune',
+                'net',
+                '--nic',
+                HOSTILE,
+                '--get-irq-cpu-mask',
+            ],
+        ),
+        (
+            scylla.ScyllaSetupCommand(['--nic', HOSTILE]),
+            ['sudo', '/opt/scylladb/scripts/scylla_setup', '--nic', HOSTILE],
+        ),
+        (
+            raid.RaidSetupCommand(['--disks', HOSTILE]),
+            [
+                'sudo',
+                '/opt/scylladb/scripts/scylla_raid_setup',
+                '--disks',
+                HOSTILE,
+            ],
+        ),
+        (
+            scylla.InstallFileCommand(HOSTILE, '/etc/scylla/scylla.yaml'),
+            [
+                'sudo',
+                'install',
+                '-m',
+                '644',
+                '-o',
+                'root',
+                '-g',
+                'root',
+                HOSTILE,
+                '/etc/scylla/scylla.yaml',
+            ],
+        ),
+        (
+            scylla.RestGetCommand('/x?' + HOSTILE),
+            ['curl', '-sSf', 'http://127.0.0.1:10000/x?' + HOSTILE],
+        ),
+    ],
+)
+def test_user_values_are_quoted(command, expected):
+  assert shlex.split(command) == expected
+
+
+def test_hostile_device_names_stay_one_argument(testdata, tmp_path):
+  name = 'nvme1n1;reboot'
+  vm = _Server(
+      testdata,
+      'server-2',
+      '10.0.0.4',
+      _Lsblk(
+          ('nvme0n1', 'Amazon Elastic Block Store'),
+          [(name, 'Amazon EC2 NVMe Instance Storage')],
+      ),
+      '',
+      16,
+      1,
+      'eth0',
+  )
+  _Engine(1, tmp_path, cloud='AWS').Configure(vm, ['10.0.0.2'])
+  assert _RaidDisks(vm) == [f'/dev/{name}']
+
+
+def test_observing_a_node(testdata, lab):
+  vm = fake_vm.FakeVm(internal_ip='127.0.0.1')
+  vm.Reply(r'^nodetool status$', lab('trio-nt-status.txt'))
+  vm.Reply(
+      r'compaction_manager/compactions',
+      testdata('scylla_rest', 'compactions-2.json'),
+  )
+  vm.Reply(
+      r'pending_tasks_by_table',
+      testdata('scylla_rest', 'pending_tasks_by_table-2.json'),
+  )
+  vm.Reply(
+      r'compaction_history', testdata('scylla_rest', 'compaction_history.json')
+  )
+  engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
+  assert len(engine.NodeStates(vm)) == 3
+  status = engine.CompactionStatus(vm)
+  assert status.running == 2 and status.pending > 0
+  assert not vm.CommandsMatching('cqlsh')  # tablets off: not queried
+  assert engine.CompactionHistory(vm)
+  engine.Stop(vm)
+  assert vm.commands[-1] == 'sudo systemctl stop scylla-server'
+
+
+def test_tablets_are_watched_when_on(testdata):
+  vm = fake_vm.FakeVm(internal_ip='10.0.0.7')
+  vm.Reply(
+      r'compaction_manager/compactions',
+      testdata('scylla_rest', 'compactions-0.json'),
+  )
+  vm.Reply(
+      r'pending_tasks_by_table',
+      testdata('scylla_rest', 'pending_tasks_by_table-0.json'),
+  )
+  vm.Reply(
+      r'^cqlsh 10\.0\.0\.7 -e ',
+      testdata('scylla_public', 'pr16600-cqlsh-system-tablets.txt'),
+  )
+  engine = scylla.ScyllaEngine(settings.Settings(tablets=True), VM_TMP_DIR)
+  status = engine.CompactionStatus(vm)
+  assert status.running == 0 and status.pending == 0
+  assert vm.CommandsMatching(r'^cqlsh 10\.0\.0\.7 -e .*system\.tablets')
+
+
+def _Z3Servers(testdata):
+  """Three z3-highmem-88 servers (88 vCPUs, 2 NUMA nodes) after tuning."""
+  return [
+      _Server(
+          testdata,
+          f'server-{i}',
+          f'10.0.0.{i + 2}',
+          _Lsblk(('nvme0n1', 'nvme_card-pd'), []),
+          '',
+          88,
+          2,
+          'ens4',
+      )
+      for i in range(3)
+  ]
+
+
+def test_tuning_read_back_for_the_samples(testdata, tmp_path):
+  """Run reads the tuning from the nodes again (no state from Prepare)."""
+  servers = _Z3Servers(testdata)
+  metadata, shards = _Engine(12, tmp_path, nic='ens4').Tuning(servers)
+  assert shards == 3 * 80
+  assert metadata['scylla_shards'] == 80
+  assert metadata['scylla_shards_total'] == 240
+  assert metadata['scylla_irq_vcpus'] == 8
+  assert metadata['scylla_predicted_shards'] == 80
+
+
+def test_tuning_lists_every_node_where_nodes_differ(testdata, tmp_path, caplog):
+  """A node tuned unlike the others is published, not hidden by node 0."""
+  servers = _Z3Servers(testdata)
+  # server-2 kept the packaged cpuset.conf (scylla_setup did not tune it).
+  servers[2].Reply(
+      r'cat /etc/scylla.d/cpuset.conf',
+      testdata('scylla_setup', 'cpuset-v8-numa1.conf').replace(
+          'CPUSET="--cpuset 1-7 "', ''
+      ),
+  )
+  metadata, shards = _Engine(12, tmp_path, nic='ens4').Tuning(servers)
+  assert shards == 80 + 80 + 88
+  assert metadata['scylla_shards'] == 'server-0=80; server-1=80; server-2=88'
+  assert metadata['scylla_tuning_uniform'] is False
+  assert metadata['scylla_predicted_shards'] == 80
+  assert 'nodes differ in scylla_shards' in caplog.text

@@ -1,0 +1,699 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The benchmark's Run and Cleanup as PKB calls them, on recording fake VMs.
+
+The config is decoded the way pkb.py decodes it (PKB's flags, the module's
+GetConfig, PKB's BenchmarkConfigSpec), the spec is PKB's own BenchmarkSpec
+holding three fake servers and four fake loaders, and the samples go through
+PKB's SampleCollector (with its default metadata provider) and its JSON
+publisher. Servers answer with real ScyllaDB REST responses and tuning
+files (tests/testdata); loaders serve one loader's real outputs of a step
+of the same phase (tests/testdata/stress) for every run of the plan.
+
+Needs a PKB checkout ($PKB_CHECKOUT, default /opt/PerfKitBenchmarker) under
+Python 3.12; skipped with a reason otherwise.
+
+With SCYLLA_PHASES_RUN_FIXTURES=<dir> the test also writes the results file
+it published there (that is how tests/testdata/results/ was made).
+"""
+
+import collections
+import json
+import os
+import pathlib
+import re
+import shutil
+import time
+
+import pytest
+
+from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.engines import scylla
+from perfkit_plugins.operations import data_dir
+from perfkit_plugins.operations import run_sequence
+from perfkit_plugins.testing import expected_samples
+from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import pkb_checkout
+
+CHECKOUT = pkb_checkout.RequireOrSkip()
+pytestmark = pytest.mark.pkb
+
+# pylint: disable=g-import-not-at-top,wrong-import-position,g-bad-import-order
+from absl import flags
+from absl.testing import flagsaver
+from perfkitbenchmarker import pkb  # Defines every flag pkb.py has.
+from perfkitbenchmarker import benchmark_spec as bm_spec
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import events
+from perfkitbenchmarker import publisher
+from perfkitbenchmarker import sample
+from perfkitbenchmarker import vm_util
+from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
+from perfkit_plugins.shell import package_settings
+from perfkit_plugins.shell import run_settings
+from perfkit_plugins.shell import step_signals
+
+# pylint: enable=g-import-not-at-top,wrong-import-position,g-bad-import-order
+
+FLAGS = flags.FLAGS
+REPO = pathlib.Path(__file__).resolve().parents[2]
+RESULTS_FIXTURE = REPO / 'tests' / 'testdata' / 'results'
+RESULTS_NAME = 'scylla_phases_fake_run.json'
+FIXTURES_ENV = 'SCYLLA_PHASES_RUN_FIXTURES'
+# Small settings as the real captures ran (tests/testdata/stress): 4 x
+# 200,000 keys (one real 200,000-key populate run per loader), 30 s timed
+# steps, 1 s HDR intervals, 50 threads (16 for fixed-rate writers, 8 for
+# readers during writes), fixed rates of 500 and 1,000 op/s per loader, two
+# writers at 1,000 op/s and two readers starting 10 s later during writes;
+# no settle window (the fake servers are idle at once).
+ARGS = (
+    '--run_uri=fakerun1',
+    (
+        '--scylla_phases=populate,quiesce,read,latency,reads_during_writes,mixed,'
+        'write_only,read_cache'
+    ),
+    '--scylla_num_keys=800000',
+    '--scylla_loader_count=4',
+    '--scylla_threads=50',
+    '--scylla_populate_threads=50',
+    '--scylla_durations=all=30,warmup=0,rdw_read_delay=10',
+    '--scylla_latency_rates=2000,4000',
+    '--scylla_latency_threads=16',
+    '--scylla_rdw_write_rate=2000',
+    '--scylla_rdw_read_threads=8',
+    '--scylla_hdr_interval_s=1',
+    '--scylla_quiesce_poll_s=1',
+    '--scylla_quiesce_settle_s=0',
+    '--scylla_quiesce_timeout_s=60',
+)
+STEPS = (
+    ('populate', 'schema'),
+    ('populate', 'populate'),
+    ('quiesce', 'quiesce'),
+    ('read', 'read_small'),
+    ('read', 'read_medium'),
+    ('read', 'read_large'),
+    ('latency', 'latency_2000'),
+    ('latency', 'flush_quiesce_before_latency_4000'),
+    ('latency', 'latency_4000'),
+    ('reads_during_writes', 'reads_during_writes'),
+    ('mixed', 'mixed'),
+    ('write_only', 'write_only'),
+    ('read_cache', 'read_cache'),
+)
+# z3-highmem-88 (the config's GCP server type): 2 NUMA nodes.
+SERVER_VCPUS = 88
+VERSION = '2026.3.1-0.20261001.0123456789ab'
+
+
+class PkbFakeVm(fake_vm.FakeVm):
+  """A FakeVm with what PKB's own phase and publishing code reads of a VM."""
+
+  is_static = False
+  scratch_disks = ()
+  create_operation_name = None
+
+  def __init__(self, name, internal_ip, machine_type, **kwargs):
+    super().__init__(name, internal_ip, **kwargs)
+    self.machine_type = machine_type
+    # The VM's clock is the controller's (clock offsets near 0), printed as
+    # `date +%s.%N` prints it.
+    self.Reply(r'^date \+%s\.%N$', lambda _: f'{time.time():.9f}\n')
+    self.Reply(r'^lscpu ', fake_vm.LscpuListing(self.num_cpus, 1))
+    self.Reply(
+        r'/bin/cassandra-stress version$',
+        (REPO / 'tests/testdata/stress_tool/version-3.18.1.txt').read_text(),
+    )
+
+  def GetResourceMetadata(self):
+    return {
+        'cloud': 'GCP',
+        'machine_type': self.machine_type,
+        'zone': 'us-central1-a',
+        'name': self.name,
+    }
+
+  def GetOSResourceMetadata(self):
+    return {'os_type': 'ubuntu2404'}
+
+  def StopBackgroundWorkload(self):
+    pass
+
+  def IsInterruptible(self):
+    return False
+
+  def UpdateInterruptibleVmStatus(self, use_api=False):
+    del use_api
+
+
+def Server(index, testdata):
+  """A fake ScyllaDB node, tuned like a z3-highmem-88 and never compacting.
+
+  Tuning files, the default route and REST answers are real outputs; the
+  CPU listing is built for the machine shape (no real one exists here).
+  """
+  vm = PkbFakeVm(
+      f'server-{index}',
+      f'10.0.0.{index + 2}',
+      'z3-highmem-88',
+      num_cpus=SERVER_VCPUS,
+  )
+  vm.Reply(r'^ip -o -4 route', testdata('node', 'ip-route-default.txt'))
+  vm.Reply(r'^sudo systemctl is-active scylla-server$', 'active\n')
+  vm.Reply(
+      r'cat /etc/scylla.d/cpuset.conf',
+      testdata('scylla_setup', 'cpuset-v88-numa2.conf'),
+  )
+  vm.Reply(
+      r'perftune.py .*--get-irq-cpu-mask',
+      testdata('perftune', 'v88-numa2-get-irq-cpu-mask.txt'),
+  )
+  vm.Reply(
+      r'cat /etc/scylla.d/io_properties.yaml',
+      testdata('scylla_setup', 'io_properties-sct.yaml'),
+  )
+  vm.Reply(r'^nproc$', f'{SERVER_VCPUS}\n')
+  vm.Reply(r'^lscpu ', fake_vm.LscpuListing(SERVER_VCPUS, 2))
+  vm.Reply(r'^scylla --version', VERSION + '\n')
+  for path, name in (
+      (compactions.SCYLLA_COMPACTIONS_PATH, 'compactions-0.json'),
+      (compactions.SCYLLA_PENDING_TASKS_PATH, 'pending_tasks_by_table-0.json'),
+      (compactions.SCYLLA_HISTORY_PATH, 'compaction_history.json'),
+  ):
+    vm.Reply(
+        '^' + scylla.RestGetCommand(path).replace('.', r'\.') + '$',
+        testdata('scylla_rest', name),
+    )
+  vm.remote_files[scylla.SCYLLA_YAML] = testdata(
+      'scylla_setup', 'scylla.yaml-branch-2026.3'
+  )
+  return vm
+
+
+@pytest.fixture
+def run_dir(tmp_path, monkeypatch):
+  """PKB's run directory of this run (vm_util.GetTempDir)."""
+  path = tmp_path / 'run'
+  path.mkdir()
+  monkeypatch.setattr(vm_util, 'GetTempDir', lambda: str(path))
+  return path
+
+
+@pytest.fixture
+def parsed_flags():
+  """PKB's flags parsed from ARGS; every flag is restored afterwards."""
+  with flagsaver.flagsaver():
+    FLAGS(['pkb.py', *ARGS])
+    yield FLAGS
+
+
+@pytest.fixture
+def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
+  """PKB's BenchmarkSpec of a decoded config, with fake VMs in its groups."""
+  del parsed_flags, run_dir
+  config = bm.GetConfig({})
+  config_spec = bm.BENCHMARK_CONFIG_SPEC_CLASS(
+      bm.BENCHMARK_NAME, flag_values=FLAGS, **config
+  )
+  bm.CheckPrerequisites(config_spec)
+  benchmark_spec = bm_spec.BenchmarkSpec(bm, config_spec, 'scylla_phases0')
+  servers = [Server(i, testdata) for i in range(3)]
+  loaders = [
+      PkbFakeVm(f'loader-{i}', f'10.0.1.{i}', 'n2-highcpu-32')
+      for i in range(config_spec.vm_groups['loaders'].vm_count)
+  ]
+  benchmark_spec.unmanaged_vm_groups = {'servers': servers, 'loaders': loaders}
+  # What Prepare kept of each server's data volume (12 local SSDs of a
+  # z3-highmem-88 in one array), as PKB's pickled spec carries it to Run.
+  benchmark_spec.scylla_data_volumes = {
+      vm.name: data_dir.DataVolume(
+          tuple(f'/dev/nvme{i}n1' for i in range(1, 13)),
+          '/dev/md0',
+          'xfs',
+          'rw,noatime,discard',
+      )
+      for vm in servers
+  }
+  serve_stress_outputs(loaders, Plan(benchmark_spec))
+  return benchmark_spec
+
+
+def Plan(benchmark_spec):
+  """The steps Run plans for this spec."""
+  settings = run_settings.SettingsFromConfig(benchmark_spec.config)
+  return run_settings.PlanSteps(
+      settings,
+      [vm.internal_ip for vm in benchmark_spec.vm_groups['servers']],
+      run_settings.ClusterRamBytes(settings),
+  )
+
+
+class Recorded:
+  """Receivers of the step signals and PKB's record_event, while in use."""
+
+  def __init__(self):
+    self.started, self.finished, self.events = [], [], []
+
+  def _Started(self, sender, benchmark_spec, step):
+    self.started.append((sender, benchmark_spec, step.name))
+
+  def _Finished(self, sender, benchmark_spec, step, outcome):
+    self.finished.append((sender, benchmark_spec, step.name, outcome.status))
+
+  def _Event(self, sender, event, start_timestamp, end_timestamp, metadata):
+    self.events.append(
+        (sender, event, start_timestamp <= end_timestamp, metadata)
+    )
+
+  def __enter__(self):
+    step_signals.STEP_STARTED.connect(self._Started, weak=False)
+    step_signals.STEP_FINISHED.connect(self._Finished, weak=False)
+    events.record_event.connect(self._Event, weak=False)
+    return self
+
+  def __exit__(self, *exc):
+    step_signals.STEP_STARTED.disconnect(self._Started)
+    step_signals.STEP_FINISHED.disconnect(self._Finished)
+    events.record_event.disconnect(self._Event)
+
+
+def RunAsPkb(benchmark_spec):
+  """Calls the module's Run as pkb.py does, with observers connected."""
+  with Recorded() as recorded, benchmark_spec.RedirectGlobalFlags():
+    samples = benchmark_spec.BenchmarkRun(benchmark_spec)
+  return samples, recorded
+
+
+def Publish(benchmark_spec, samples, path):
+  """PKB's collector with its default metadata, JSON lines into path."""
+  collector = publisher.SampleCollector(
+      publishers=[publisher.NewlineDelimitedJSONPublisher(str(path))],
+      publishers_from_flags=False,
+      add_default_publishers=False,
+  )
+  collector.AddSamples(samples, bm.BENCHMARK_NAME, benchmark_spec)
+  collector.PublishSamples()
+  return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def ByStep(samples):
+  steps = collections.defaultdict(list)
+  for s in samples:
+    steps[s.metadata['scylla_step']].append(s)
+  return steps
+
+
+def Metrics(samples):
+  return {s.metric for s in samples}
+
+
+def One(samples, metric):
+  (found,) = [s for s in samples if s.metric == metric]
+  return found
+
+
+def test_run_publishes_every_step(spec, run_dir, tmp_path):
+  samples, recorded = RunAsPkb(spec)
+  assert all(isinstance(s, sample.Sample) for s in samples)
+  by_step = ByStep(samples)
+  assert list(by_step) == [name for _, name in STEPS]
+  for phase, name in STEPS:
+    step_samples = by_step[name]
+    assert {s.metadata['scylla_phase'] for s in step_samples} == {phase}
+    status = One(step_samples, 'phase_status')
+    assert status.value == 1, status.metadata
+    assert status.metadata['scylla_status'] == 'ok'
+    if name == 'quiesce':
+      assert Metrics(step_samples) == expected_samples.COMPACTION_METRICS | {
+          'populate_time',
+          'time_to_compact',
+          'total_time_to_quiesce',
+      }
+      populate_time = One(step_samples, 'populate_time').value
+      assert populate_time > 0
+      # Nothing of keyspace1 in the servers' history: compaction ended
+      # with the load.
+      assert One(step_samples, 'total_time_to_quiesce').value == populate_time
+    elif name.startswith('flush_quiesce'):
+      assert Metrics(step_samples) == expected_samples.COMPACTION_METRICS | {
+          'time_to_compact'
+      }
+    elif name == 'schema':
+      assert Metrics(step_samples) == {'phase_status'}
+    else:
+      assert Metrics(step_samples) == expected_samples.STRESS_METRICS
+  # The cluster the samples describe, read back from the servers.
+  op_rate = [s for s in by_step['populate'] if s.metric == 'op_rate'][0]
+  assert op_rate.metadata['scylla_version'] == VERSION
+  assert op_rate.metadata['scylla_servers'] == 3
+  assert op_rate.metadata['scylla_server_vcpus'] == 3 * SERVER_VCPUS
+  assert op_rate.metadata['scylla_shards'] == 3 * 80
+  assert op_rate.metadata['scylla_loaders'] == 4
+  assert op_rate.metadata['scylla_data_disks'] == 12
+  assert op_rate.metadata['scylla_data_device'] == '/dev/md0'
+  assert op_rate.metadata['scylla_data_mount_options'] == 'rw,noatime,discard'
+  assert op_rate.metadata['scylla_price_usd_per_hour'] > 0
+
+  def Ops(name):
+    return {
+        s.metadata['scylla_op'] for s in by_step[name] if s.metric == 'op_rate'
+    }
+
+  def Kinds(name, op):
+    return sorted(
+        s.metadata['scylla_latency_kind']
+        for s in by_step[name]
+        if s.metric == 'latency_p99' and s.metadata['scylla_op'] == op
+    )
+
+  assert Ops('populate') == {'WRITE'}
+  assert Ops('read_large') == {'READ'}
+  assert Ops('mixed') == {'READ', 'WRITE', 'total'}
+  assert Ops('write_only') == {'WRITE'}
+  assert Ops('read_cache') == {'READ'}
+  assert Ops('reads_during_writes') == {'READ', 'WRITE', 'total'}
+  assert Kinds('read_small', 'READ') == ['st']
+  assert Kinds('latency_2000', 'WRITE') == ['rt', 'st']
+  assert Kinds('mixed', 'READ') == ['st']
+  # Reads during writes: the writers' fixed rate has response times, the
+  # readers' closed loop service times only.
+  assert Kinds('reads_during_writes', 'WRITE') == ['rt', 'st']
+  assert Kinds('reads_during_writes', 'READ') == ['st']
+  # Time series as PKB makes them: values, timestamps (ms) and interval.
+  series = [s for s in samples if s.metric.endswith('_series')]
+  assert len(series) == sum(
+      1 + len(Kinds(name, op)) for name in by_step for op in Ops(name)
+  )
+  for s in series:
+    values = s.metadata[sample.VALUES]
+    assert len(values) == len(s.metadata[sample.TIMESTAMPS]) > 20
+    assert s.metadata[sample.INTERVAL] == 1
+    assert s.value == 0
+    window = (
+        s.metadata['scylla_window_start'],
+        s.metadata['scylla_window_end'],
+    )
+    first_s = s.metadata[sample.TIMESTAMPS][0] / 1000
+    # The window is the time every loader of the step ran; the writers of
+    # reads during writes start 10 s before their readers.
+    early = 10 if s.metadata['scylla_step'] == 'reads_during_writes' else 0
+    assert window[0] - 2 - early <= first_s <= window[1], (
+        s.metadata['scylla_step'],
+        s.metadata['scylla_op'],
+        window[0] - first_s,
+    )
+
+  # Observers heard every step once, in order; PKB's tracer too.
+  names = [name for _, name in STEPS]
+  assert [r[2] for r in recorded.started] == names
+  assert [r[2:] for r in recorded.finished] == [(n, 'ok') for n in names]
+  assert {r[:2] for r in recorded.started + recorded.finished} == {
+      (bm.BENCHMARK_NAME, spec)
+  }
+  assert [(e[1], e[2]) for e in recorded.events] == [
+      (f'scylla_phases.{n}', True) for n in names
+  ]
+  assert [e[3]['scylla_phase'] for e in recorded.events] == [
+      phase for phase, _ in STEPS
+  ]
+
+  # Raw outputs: every loader's five files of every stress step, and the
+  # step's record of loader times on the controller's clock.
+  steps_dir = run_dir / 'scylla_phases' / 'steps'
+  for step in Plan(spec):
+    if step.kind == 'stress':
+      files = set(os.listdir(steps_dir / step.name))
+      assert run_sequence.RECORD_FILE in files
+      assert len(files) == 5 * len(step.runs) + 1
+      record = json.loads(
+          (steps_dir / step.name / run_sequence.RECORD_FILE).read_text()
+      )
+      assert record['step_name'] == step.name
+      assert [l['loader_index'] for l in record['loaders']] == [
+          r.loader_index for r in step.runs
+      ]
+      assert all(l['exit_code'] == 0 for l in record['loaders'])
+  offsets = json.loads(
+      (run_dir / 'scylla_phases' / bm.CLOCK_OFFSETS_FILE).read_text()
+  )
+  assert sorted(offsets) == sorted(vm.name for vm in spec.vms)
+  assert all(set(o) == {'offset_s', 'uncertainty_s'} for o in offsets.values())
+
+  # Through PKB's own publisher, with its default metadata.
+  published = Publish(spec, samples, tmp_path / 'results.json')
+  assert len(published) == len(samples)
+  first = published[0]
+  assert first['test'] == 'scylla_phases'
+  assert first['run_uri'] == spec.uuid
+  assert '|scylla_step:schema|' in first['labels']
+  assert '|servers_machine_type:z3-highmem-88|' in first['labels']
+  assert '|loaders_vm_count:4|' in first['labels']
+  if os.environ.get(FIXTURES_ENV):
+    shutil.copy(
+        tmp_path / 'results.json',
+        os.path.join(os.environ[FIXTURES_ENV], RESULTS_NAME),
+    )
+  assert SampleKeys(published) == SampleKeys(
+      CommittedResults()
+  ), f'tests/testdata/results/{RESULTS_NAME} is stale: see its README.md'
+
+  bm.Cleanup(spec)
+  CheckCleanup(spec, run_dir)
+
+
+def Labels(published_sample):
+  """A published sample's metadata, from its collapsed labels."""
+  fields = published_sample['labels'][1:-1].split('|,|')
+  return dict(field.split(':', 1) for field in fields)
+
+
+def SampleKeys(published):
+  """What identifies each published sample, in order."""
+  keys = []
+  for s in published:
+    labels = Labels(s)
+    keys.append((
+        s['metric'],
+        s['unit'],
+        labels['scylla_step'],
+        labels.get('scylla_op'),
+        labels.get('scylla_latency_kind'),
+    ))
+  return keys
+
+
+def CommittedResults():
+  text = (RESULTS_FIXTURE / RESULTS_NAME).read_text()
+  return [json.loads(line) for line in text.splitlines()]
+
+
+def CheckCleanup(benchmark_spec, run_dir):
+  """Every server's logs and configs were pulled, then it was stopped."""
+  engine = scylla.ScyllaEngine(
+      run_settings.SettingsFromConfig(benchmark_spec.config), vm_util.VM_TMP_DIR
+  )
+  for vm in benchmark_spec.vm_groups['servers']:
+    pulled = [remote for _, remote in vm.pulled]
+    assert pulled == engine.LogPaths()
+    assert vm.CommandsMatching(r'journalctl -u scylla-server')
+    assert vm.CommandsMatching(r'systemctl stop scylla-server')
+    # Only from a data directory this run (--run_uri) claimed.
+    assert vm.CommandsMatching(
+        r'^if \[ "\$\(cat /var/lib/scylla/.scylla_phases_owner .*\)" ='
+        r' fakerun1 \]; then \{ sudo rm -rf /var/lib/scylla/data/\*'
+    )
+    kept = run_dir / 'scylla_phases' / 'server_logs' / vm.name / 'scylla.yaml'
+    assert kept.read_text().startswith('#')
+  # What any step left on a loader is killed by its process group.
+  for vm in benchmark_spec.vm_groups['loaders']:
+    assert vm.CommandsMatching(r'^for f in /tmp/pkb/scylla_phases/\*\.pgid;')
+  report = json.loads((run_dir / 'scylla_phases' / bm.CLEANUP_FILE).read_text())
+  assert set(report['servers'].values()) == {''}
+  assert set(report['loaders'].values()) == {'0 run(s) stopped'}
+
+
+def FailLoader(benchmark_spec, step_name, index):
+  """Makes loader `index`'s command of a step fail, as a lost ssh does."""
+  (run,) = [
+      r
+      for step in Plan(benchmark_spec)
+      if step.name == step_name
+      for r in step.runs
+      if r.loader_index == index
+  ]
+  benchmark_spec.vm_groups['loaders'][index].Reply(
+      r'stress_run\.sh ' + re.escape(run.stem) + ' ',
+      fail=True,
+      stderr='Connection reset by peer',
+  )
+
+
+def Published(path):
+  """Samples in a NewlineDelimitedJSONPublisher file, labels as dicts."""
+  published = [json.loads(line) for line in path.read_text().splitlines()]
+  for s in published:
+    s['labels'] = Labels(s)
+  return published
+
+
+def test_failed_step_publishes_what_was_measured_and_fails_the_run(
+    spec, run_dir
+):
+  FailLoader(spec, 'read_medium', 1)
+  with Recorded() as recorded, spec.RedirectGlobalFlags():
+    with pytest.raises(errors.Benchmarks.RunError) as raised:
+      spec.BenchmarkRun(spec)
+  message = str(raised.value)
+  assert 'read_medium: failed' in message
+  assert 'loader 1 (loader-1)' in message
+  assert 'mixed: not_run' in message
+  # Published through PKB's default publishers (JSON into the run
+  # directory) before the RUN stage failed.
+  published = Published(run_dir / 'perfkitbenchmarker_results.json')
+  by_step = collections.defaultdict(list)
+  for s in published:
+    by_step[s['labels']['scylla_step']].append(s)
+  assert list(by_step) == [name for _, name in STEPS]
+  statuses = {
+      name: next(
+          (s['value'], s['labels']['scylla_status'])
+          for s in step_samples
+          if s['metric'] == 'phase_status'
+      )
+      for name, step_samples in by_step.items()
+  }
+  assert statuses == {
+      'schema': (1, 'ok'),
+      'populate': (1, 'ok'),
+      'quiesce': (1, 'ok'),
+      'read_small': (1, 'ok'),
+      'read_medium': (0, 'failed'),
+      'read_large': (0, 'not_run'),
+      'latency_2000': (0, 'not_run'),
+      'flush_quiesce_before_latency_4000': (0, 'not_run'),
+      'latency_4000': (0, 'not_run'),
+      'reads_during_writes': (0, 'not_run'),
+      'mixed': (0, 'not_run'),
+      'write_only': (0, 'not_run'),
+      'read_cache': (0, 'not_run'),
+  }
+  # The figures measured before the failure are all there, with PKB's
+  # default metadata.
+  metrics = {n: {s['metric'] for s in v} for n, v in by_step.items()}
+  assert 'op_rate' in metrics['read_small']
+  assert 'total_time_to_quiesce' in metrics['quiesce']
+  for name in ('read_medium', 'read_large', 'mixed'):
+    assert metrics[name] == {'phase_status'}
+  assert all(s['labels']['perfkitbenchmarker_version'] for s in published)
+  error = next(
+      s['labels']['scylla_error']
+      for s in by_step['read_medium']
+      if s['metric'] == 'phase_status'
+  )
+  assert 'loader 1 (loader-1): command failed' in error
+  assert [r[2:] for r in recorded.finished][-1] == ('read_medium', 'failed')
+  # The failed step's files of the other loaders were pulled all the same.
+  step_dir = run_dir / 'scylla_phases' / 'steps' / 'read_medium'
+  assert len(os.listdir(step_dir)) == 5 * 3 + 1
+  failed = json.loads((step_dir / run_sequence.RECORD_FILE).read_text())
+  assert 'command failed' in failed['loaders'][1]['error']
+  bm.Cleanup(spec)
+  CheckCleanup(spec, run_dir)
+
+
+def test_pkb_fails_the_run_stage_and_still_cleans_up(
+    spec, run_dir, tmp_path, monkeypatch
+):
+  """pkb.py's RunBenchmark (run and cleanup stages) on a failing last step.
+
+  Run publishes its samples and raises: PKB records the failure on the RUN
+  stage and calls Cleanup (always_call_cleanup), once.
+  """
+  FailLoader(spec, 'mixed', 3)
+  monkeypatch.setattr(spec, 'Pickle', lambda: None)
+  FLAGS.run_stage = ['run', 'cleanup']
+  FLAGS.create_failed_run_samples = True
+  # PKB's own per-VM samples (lscpu, /proc/cpuinfo, ...) are not ours.
+  for name in (
+      'record_lscpu',
+      'record_proccpu',
+      'record_cpu_vuln',
+      'record_gcc',
+      'record_glibc',
+  ):
+    FLAGS[name].value = False
+  path = tmp_path / 'pkb_collector.json'
+  collector = publisher.SampleCollector(
+      publishers=[publisher.NewlineDelimitedJSONPublisher(str(path))],
+      publishers_from_flags=False,
+      add_default_publishers=False,
+  )
+  with pytest.raises(errors.Benchmarks.RunError, match='mixed: failed'):
+    pkb.RunBenchmark(spec, collector, register_tracers=False)
+  assert spec.always_call_cleanup
+  assert spec.status_detail.startswith('scylla_phases steps failed')
+  collector.PublishSamples()
+  (failed,) = Published(path)
+  assert failed['metric'] == 'Run Failed'
+  assert failed['labels']['run_stage'] == 'run'
+  published = Published(run_dir / 'perfkitbenchmarker_results.json')
+  steps = {s['labels']['scylla_step'] for s in published}
+  assert steps == {name for _, name in STEPS}
+  latency = [
+      s
+      for s in published
+      if s['metric'] == 'op_rate'
+      and s['labels']['scylla_step'] == 'latency_4000'
+  ]
+  assert len(latency) == 1
+  CheckCleanup(spec, run_dir)
+  for vm in spec.vm_groups['servers']:
+    assert len(vm.CommandsMatching(r'systemctl stop scylla-server')) == 1
+
+
+class SameAddressVm(PkbFakeVm):
+  """Equal to any VM of the same address, as PKB's static VMs compare."""
+
+  def __eq__(self, other):
+    return self.internal_ip == other.internal_ip
+
+  __hash__ = None
+
+
+def test_prepare_installs_by_group_and_readies_loaders(spec, monkeypatch):
+  # A loader on a server's address (one machine in both groups) equals it.
+  servers = spec.vm_groups['servers']
+  loader = SameAddressVm('loader-0', servers[0].internal_ip, 'n2-highcpu-32')
+  spec.vm_groups['loaders'][0] = loader
+  assert loader == servers[0]
+  configured = []
+  monkeypatch.setattr(
+      bm.cluster, 'Configure', lambda env: configured.append(list(env.servers))
+  )
+  monkeypatch.setattr(bm.cluster, 'Start', lambda *_: None)
+  with spec.RedirectGlobalFlags():
+    bm.Prepare(spec)
+  assert [vm.installed for vm in servers] == [['scylla_server']] * 3
+  for vm in spec.vm_groups['loaders']:
+    assert vm.installed == ['scylla_cassandra_stress'], vm.name
+    # PKB's helper for long commands is set up before the first step.
+    assert vm.robust_commands == [('true', None)], vm.name
+  assert configured == [servers]
+  # Every VM's installers get the run's settings (one object, validated).
+  attached = {
+      id(package_settings.ForPackage(vm))
+      for vm in servers + spec.vm_groups['loaders']
+  }
+  assert len(attached) == 1
