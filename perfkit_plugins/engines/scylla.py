@@ -373,7 +373,12 @@ class ScyllaEngine(base.Engine):
     """
     vm.RemoteCommand(PreservePackagedYamlCommand())
     packaged, _ = vm.RemoteCommand(ReadFileCommand(PACKAGED_YAML))
-    version = tuning.ReleaseOfVersion(self.Version(vm))
+    reported = self.Version(vm)
+    version = tuning.ReleaseOfVersion(reported)
+    if version is None:
+      raise ValueError(
+          f'{vm.name}: `scylla --version` names no release: {reported!r}'
+      )
     context = scylla_config.ScyllaYamlContext(
         packaged,
         self.settings.cluster_name,

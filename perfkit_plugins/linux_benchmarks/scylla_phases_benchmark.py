@@ -28,6 +28,7 @@ perfkit_plugins/shell/, the work on machines in perfkit_plugins
 
 import dataclasses
 import functools
+import logging
 import os
 
 from perfkitbenchmarker import configs
@@ -182,6 +183,13 @@ def Prepare(benchmark_spec):
   _AlwaysCallCleanup(benchmark_spec)
   env = run_settings.Env(benchmark_spec)
   package_settings.AttachToVms(env.settings, env.servers + env.loaders)
+  logging.info(
+      'scylla_phases PREPARE: installing %s on %d servers and'
+      ' cassandra-stress on %d loaders',
+      env.engine.NAME,
+      len(env.servers),
+      len(env.loaders),
+  )
   # What a VM gets depends on its group, never on VM equality: PKB's static
   # VMs compare equal when they share an address and ssh port.
   env.run_threaded(
@@ -189,8 +197,10 @@ def Prepare(benchmark_spec):
       [functools.partial(env.engine.Install, vm) for vm in env.servers]
       + [functools.partial(_PrepareLoader, vm) for vm in env.loaders],
   )
+  logging.info('scylla_phases PREPARE: configuring the servers')
   cluster.Configure(env)
   benchmark_spec.scylla_data_volumes = dict(env.engine.volumes)
+  logging.info('scylla_phases PREPARE: starting the servers')
   cluster.Start(env)
 
 
@@ -208,14 +218,14 @@ def Run(benchmark_spec):
   _AlwaysCallCleanup(benchmark_spec)
   env = run_settings.Env(benchmark_spec)
   env = dataclasses.replace(env, clock_offsets=_MeasureClockOffsets(env))
-  context = run_context.ReadRunContext(env)
+  context = run_context.ReadRunContext(env, benchmark_spec.uuid)
   steps = run_settings.PlanSteps(
       env.settings,
       [vm.internal_ip for vm in env.servers],
       run_settings.ClusterRamBytes(env.settings, env.servers),
   )
   outcomes = run_sequence.RunSteps(
-      steps, env, notify=step_signals.Notifier(benchmark_spec)
+      steps, env, notify=step_signals.Notifier(benchmark_spec, steps)
   )
   return samples_lib.RunSamples(benchmark_spec, outcomes, context)
 

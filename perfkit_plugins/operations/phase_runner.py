@@ -295,6 +295,49 @@ class _Countdown:
         self.done.set()
 
 
+class ProgressWatch:
+  """Each run's operation count while a step runs, and when it last moved.
+
+  A run whose count has not moved for `stall_s` (--scylla_step_grace_s),
+  or that printed none that long after its start, has stalled: a counted
+  step (populate) has no other bound, and a hung cassandra-stress would
+  hold pkb.py forever. Runs that have ended are not watched.
+  """
+
+  def __init__(self, runs, started_at, stall_s):
+    self.stall_s = stall_s
+    self.count = {run.loader_index: None for run in runs}
+    # A reader that starts late is not stalled before it starts.
+    self.moved_at = {
+        run.loader_index: started_at + run.start_delay_s for run in runs
+    }
+    self.ended = set()
+
+  def Observe(self, index, count, now):
+    """Records a run's operation count (None: not known) read at `now`."""
+    if count is not None and count != self.count[index]:
+      self.count[index] = count
+      self.moved_at[index] = now
+
+  def Stalled(self, now):
+    """{loader index: why} of the runs that stalled by `now`."""
+    stalled = {}
+    for index, moved_at in self.moved_at.items():
+      still_s = now - moved_at
+      if index in self.ended or still_s < self.stall_s:
+        continue
+      count = self.count[index]
+      stalled[index] = (
+          f'printed no progress in {still_s:.0f} s'
+          if count is None
+          else (
+              f'made no progress for {still_s:.0f} s (its operation count'
+              f' stayed at {count})'
+          )
+      ) + ', stopped (--scylla_step_grace_s)'
+    return stalled
+
+
 class _StepRun:
   """One stress step while it runs: its loaders' threads and the watcher.
 
@@ -314,6 +357,11 @@ class _StepRun:
     self.cpu_interval_s = cpu_interval_s
     self.progress_interval_s = progress_interval_s
     self.done = _Countdown(len(step.runs))
+    self.progress = ProgressWatch(
+        step.runs, self.started_at, env.settings.step_grace_s
+    )
+    # {loader index: why its run was stopped} when the watcher stopped them.
+    self.stopped = {}
     self._barrier = threading.Barrier(len(step.runs))
     self._script = ScriptPath(env.install_dir)
 
@@ -343,7 +391,9 @@ class _StepRun:
         )
       except Exception as e:  # pylint: disable=broad-except
         # Recorded, never raised: the other loaders' outputs must be kept.
-        error = LoaderError(e, clock() - launched_at, bound, grace_s)
+        error = self.stopped.get(run.loader_index) or LoaderError(
+            e, clock() - launched_at, bound, grace_s
+        )
         logging.warning(
             '%s: loader %d (%s) failed: %s',
             step.name,
@@ -353,6 +403,7 @@ class _StepRun:
         )
       return launched_at, clock(), error
     finally:
+      self.progress.ended.add(run.loader_index)
       self.done.Finished()
 
   def Watch(self):
@@ -367,24 +418,59 @@ class _StepRun:
     """
     step = self.step
     try:
-      progress = (
+      log_progress = (
           step.expected_duration_s is None
           or step.expected_duration_s > _PROGRESS_MIN_STEP_S
       )
-      slice_s = min(_WATCH_SLICE_S, self.progress_interval_s)
-      waited_s = 0.0
+      # Often enough to see a stall well within --scylla_step_grace_s.
+      poll_s = min(
+          self.progress_interval_s, max(1.0, self.progress.stall_s / 4)
+      )
+      slice_s = min(_WATCH_SLICE_S, poll_s)
+      polled_s = logged_s = 0.0
       while not self.done.done.wait(slice_s):
-        waited_s += slice_s
-        if progress and waited_s >= self.progress_interval_s:
-          waited_s = 0.0
-          rates = [_CurrentRate(self.Vm(run), run) for run in step.runs]
-          if not self.done.done.is_set():
-            elapsed_s = self.env.clock() - self.started_at
-            logging.info(ProgressMessage(step, elapsed_s, rates))
+        polled_s += slice_s
+        logged_s += slice_s
+        if polled_s < poll_s:
+          continue
+        polled_s = 0.0
+        rates = self.Poll()
+        if self.done.done.is_set() or self.stopped:
+          continue
+        if log_progress and logged_s >= self.progress_interval_s:
+          logged_s = 0.0
+          elapsed_s = self.env.clock() - self.started_at
+          logging.info(ProgressMessage(step, elapsed_s, rates))
     except KeyboardInterrupt:
       logging.warning('%s: interrupted, stopping its loaders', step.name)
       self.StopRuns()
       raise
+
+  def Poll(self):
+    """Reads every run's progress; stops the step when a run stalled.
+
+    Returns:
+      per run, (op/s, total ops) of its last interval, or None.
+    """
+    rates = [_CurrentRate(self.Vm(run), run) for run in self.step.runs]
+    now = self.env.clock()
+    for run, rate in zip(self.step.runs, rates):
+      self.progress.Observe(run.loader_index, rate and rate[1], now)
+    stalled = self.progress.Stalled(now)
+    if stalled:
+      first = min(stalled)
+      for run in self.step.runs:
+        self.stopped[run.loader_index] = stalled.get(
+            run.loader_index,
+            f'stopped with the step: loader {first} {stalled[first]}',
+        )
+      logging.warning(
+          '%s: stopping its loaders: %s',
+          self.step.name,
+          '; '.join(f'loader {i} {why}' for i, why in sorted(stalled.items())),
+      )
+      self.StopRuns()
+    return rates
 
   def StopRuns(self):
     """Kills the step's runs on its loaders now (StopLoaders)."""

@@ -26,6 +26,7 @@ import logging
 import re
 
 from perfkit_plugins.core.machines import cost
+from perfkit_plugins.core.machines import machines
 from perfkit_plugins.core.machines import tuning
 from perfkit_plugins.core.results import sample_rows
 from perfkit_plugins.core.stress import stress_tools
@@ -58,13 +59,14 @@ def GroupFacts(vms, role):
   return metadata
 
 
-def ReadRunContext(env):
+def ReadRunContext(env, cluster):
   """What every sample says about the cluster, read from the VMs.
 
   Args:
     env: run_env.RunEnv (settings, engine, servers, loaders, run_threaded
       to ask every loader at once, the install directory of
-      cassandra-stress).
+      cassandra-stress, the controller's clock: the Run's start).
+    cluster: the cluster's identity (PKB's benchmark spec uuid).
 
   Returns:
     sample_rows.RunContext.
@@ -74,6 +76,18 @@ def ReadRunContext(env):
   tuning_metadata = dict(tuning_metadata)
   tuning_metadata.update(GroupFacts(servers, 'server'))
   tuning_metadata.update(GroupFacts(loaders, 'loader'))
+  # The RAM the data set was sized from (what the servers report) and, when
+  # it differs, the machine table's estimate the plan used.
+  tuning_metadata.update(
+      machines.RamMetadata(
+          sum(vm.total_memory_kb for vm in servers) * 1024,
+          None
+          if settings.servers_static
+          else machines.PlannedClusterRamBytes(
+              settings.server_machine_type, len(servers)
+          ),
+      )
+  )
   tool = stress_tools.StressToolOf(settings)
   versions = env.run_threaded(
       lambda vm: stress_install.CheckVersion(vm, tool, env.install_dir),
@@ -94,4 +108,7 @@ def ReadRunContext(env):
       shards=shards,
       server_price=cost.ServerPrice(settings, vm_clocks.UtcDate()),
       tuning=tuning_metadata,
+      cluster=cluster,
+      run_start=int(env.clock()),
+      repeats=settings.repeats,
   )

@@ -29,7 +29,6 @@ from perfkitbenchmarker import stages
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.config import settings_limits
 from perfkit_plugins.core.machines import local_disks
-from perfkit_plugins.core.machines import machines
 from perfkit_plugins.core.plan import plan_machines
 from perfkit_plugins.shell import run_settings
 from perfkit_plugins.shell import scylla_phases_flags as scylla_flags
@@ -86,6 +85,7 @@ def _CheckPkbDiskFlags(settings, servers):
   if settings.servers_static:
     return
   wanted = local_disks.DataDiskSpec(
+      vm_groups.PkbTables(),
       settings.cloud,
       settings.server_machine_type,
       settings.data_disk,
@@ -172,29 +172,52 @@ def _CheckDataToRead(settings):
     )
 
 
+def _CheckRunLoop():
+  """PKB's run loop would repeat Run, which is not a repetition here.
+
+  --run_stage_iterations, --run_stage_time and --run_stage_retries call Run
+  again after it returned or failed: a populated cluster would be
+  populated again, the quiesce would measure the second load, and a failed
+  Run's samples, already published, would be published twice. Repeats of
+  the measured steps in one cluster are --scylla_repeats; fresh clusters
+  are --num_benchmark_copies (or several runs).
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming the PKB flag.
+  """
+  for flag, idle in (
+      ('run_stage_iterations', 1),
+      ('run_stage_time', 0),
+      ('run_stage_retries', 0),
+  ):
+    if FLAGS[flag].value != idle:
+      raise errors.Setup.InvalidFlagConfigurationError(
+          f'--{flag}={FLAGS[flag].value}: scylla_phases does not repeat its'
+          ' Run (it would populate a populated cluster and publish samples'
+          ' twice). Repeat the measured steps in one cluster with'
+          ' --scylla_repeats, and use fresh clusters (--num_benchmark_copies,'
+          ' or several runs) for figures about the machines.'
+      )
+
+
 def Check(benchmark_config):
   """Validates every setting before anything is provisioned.
 
   Raises:
     errors.Setup.InvalidFlagConfigurationError: naming the flag at fault.
   """
+  _CheckRunLoop()
   _CheckStaticGroups(benchmark_config)
   try:
     settings = run_settings.SettingsFromConfig(benchmark_config)
-    # Bad key or rate splits fail here, before provisioning; own machines'
-    # memory is only known once they are reached.
-    ram = (
-        machines.STAND_IN_RAM_PER_SERVER * settings.server_count
-        if settings.servers_static
-        else machines.Shape(settings.server_machine_type)
-        and run_settings.ClusterRamBytes(settings)
+    # Bad key or rate splits fail here, before provisioning, planned with
+    # the table's memory estimate (or a stand-in: own machines, types
+    # without an entry); the run sizes from what the servers report.
+    run_settings.PlanSteps(
+        settings,
+        plan_machines.ServerPlaceholders(settings.server_count),
+        run_settings.PlannedClusterRamBytes(settings),
     )
-    if ram:
-      run_settings.PlanSteps(
-          settings,
-          plan_machines.ServerPlaceholders(settings.server_count),
-          ram,
-      )
   except settings_lib.SettingsError as e:
     raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
   _CheckDataToRead(settings)

@@ -15,8 +15,10 @@
 """The run's one Settings object, from the flags and the decoded VM groups.
 
 Also what the shell derives from it and the groups: the run's environment
-handed to the operations (Env), the servers' local SSDs, their data volume as
-plain data, the cluster RAM the data set is sized from and the planned steps.
+handed to the operations (Env), the servers' local SSDs (PKB's own count),
+their data volume as plain data, the cluster RAM the data set is sized from
+(what the servers report; before they exist, an estimate) and the planned
+steps.
 """
 
 import os
@@ -123,6 +125,7 @@ def LocalSsds(settings, servers):
   if settings.data_disk != 'local':
     return 0
   return local_disks.LocalSsdCount(
+      vm_groups.PkbTables(),
       settings.cloud,
       settings.server_machine_type,
       DecodedLocalSsdRequest(servers),
@@ -149,21 +152,39 @@ def DataVolume(settings, servers):
   }
 
 
+def MeasuredClusterRamBytes(servers):
+  """The memory the servers report together (PKB's vm.total_memory_kb)."""
+  return sum(vm.total_memory_kb for vm in servers) * 1024
+
+
+def PlannedClusterRamBytes(settings):
+  """The cluster RAM to plan with before the servers exist (an estimate).
+
+  The machine table's memory of the server type when it has an entry, else
+  (static VMs, types without one) STAND_IN_RAM_PER_SERVER per server.
+  """
+  planned = (
+      None
+      if settings.servers_static
+      else machines.PlannedClusterRamBytes(
+          settings.server_machine_type, settings.server_count
+      )
+  )
+  if planned:
+    return planned
+  return machines.STAND_IN_RAM_PER_SERVER * settings.server_count
+
+
 def ClusterRamBytes(settings, servers=()):
   """The cluster RAM the data set and read distributions are sized from.
 
-  The machine type's nominal RAM when it is known, so the plan command, the
-  checks before provisioning and the run all choose the same key count;
-  otherwise (static VMs, unknown types) the memory the servers report.
+  With the servers (the run): the memory they report, whatever their type,
+  so a table's figure never sizes what runs. Without them (the plan and the
+  checks before provisioning): PlannedClusterRamBytes, an estimate.
   """
-  shape = (
-      None
-      if settings.servers_static
-      else machines.Shape(settings.server_machine_type)
-  )
-  if shape:
-    return machines.ClusterRamBytes(shape, settings.server_count)
-  return sum(vm.total_memory_kb for vm in servers) * 1024
+  if servers:
+    return MeasuredClusterRamBytes(servers)
+  return PlannedClusterRamBytes(settings)
 
 
 def PlanSteps(settings, server_ips, cluster_ram_bytes):

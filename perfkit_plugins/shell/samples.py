@@ -75,11 +75,14 @@ def RunSamples(benchmark_spec, outcomes, context):
     KeyboardInterrupt: pkb.py was interrupted; the samples were published,
       and pkb.py ends as it ends on SIGINT (Cleanup first).
   """
-  samples = [
-      SampleOf(row)
+  rows = [
+      row
       for outcome in outcomes
       for row in sample_rows.OutcomeRows(outcome, context)
   ]
+  # With --scylla_repeats, each figure across its repeats too.
+  rows += sample_rows.RepeatRows(rows)
+  samples = [SampleOf(row) for row in rows]
   failures = outcomes_lib.Failures(outcomes)
   if outcomes_lib.Interrupted(outcomes):
     PublishBeforeFailing(benchmark_spec, samples)

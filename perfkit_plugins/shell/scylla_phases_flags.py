@@ -310,6 +310,21 @@ COLUMN_COUNT = flags.DEFINE_integer(
     'scylla_column_count', _DEFAULTS.column_count, 'Columns per row.'
 )
 
+# Repetition.
+
+REPEATS = flags.DEFINE_integer(
+    'scylla_repeats',
+    _DEFAULTS.repeats,
+    (
+        'Rounds of the measured steps (reads, ladder rates, reads during'
+        ' writes, mixed, write-only, read-from-cache) in one cluster,'
+        ' interleaved round-robin, each round after a flush and quiesce when'
+        ' the one before wrote; populate runs once. Every sample says its'
+        ' repeat; each figure is also published across the repeats, with'
+        ' its interval.'
+    ),
+)
+
 # Durations of the timed steps.
 
 DURATIONS = flags.DEFINE_list(
@@ -499,6 +514,7 @@ GROUPS = {
         COLUMN_COUNT,
     ),
     'durations': (DURATIONS,),
+    'repeats': (REPEATS,),
     'read': (
         READ_SMALL_STDEV,
         MEDIUM_WORKING_SET_TO_RAM,

@@ -16,14 +16,19 @@
 
 GetConfig's work: the server and loader machine types go to their own
 groups (PKB applies --machine_type to every group, this benchmark to the
-servers only), VM counts come from flags, the config or the groups' shapes,
-and the servers get the disk_spec of their data volume. Static VMs (own
-machines) keep as many VMs as they list and the disks they declare.
+servers only), and so do the local SSDs requested with --gce_num_local_ssds;
+VM counts come from flags, the config or the groups' vCPUs, and the servers
+get the disk_spec of their data volume. Local SSD counts are checked against
+PKB's own tables (read here, at run time) and GCE's allowed counts before any
+VM exists. Static VMs (own machines) keep as many VMs as they list and the
+disks they declare.
 """
 
 from absl import flags
 from perfkitbenchmarker import errors
 from perfkitbenchmarker.configs import benchmark_config_spec
+from perfkitbenchmarker.providers.aws import aws_disk
+from perfkitbenchmarker.providers.gcp import gce_disk
 
 from perfkit_plugins.core.config import config_shape
 from perfkit_plugins.core.config import settings as settings_lib
@@ -36,6 +41,19 @@ FLAGS = flags.FLAGS
 
 SERVERS = 'servers'
 LOADERS = 'loaders'
+# PKB flags this benchmark applies to the servers group only.
+_SERVER_ONLY_FLAGS = ('machine_type', 'gce_num_local_ssds')
+_LOCAL_SSDS_FLAG = 'gce_num_local_ssds'
+
+
+def PkbTables():
+  """PKB's own tables of the local disks its machine types come with."""
+  return local_disks.PkbTables(
+      gce_fixed=dict(gce_disk.FIXED_SSD_MACHINE_TYPES),
+      aws_volumes=dict(aws_disk.NUM_LOCAL_VOLUMES),
+      aws_hdd_families=frozenset(aws_disk.LOCAL_HDD_PREFIXES),
+      aws_non_nvme_families=frozenset(aws_disk.NON_LOCAL_NVME_TYPES),
+  )
 
 
 def _Cloud(group):
@@ -81,30 +99,56 @@ def _RouteMachineTypeToServers(config):
   return FLAGS.machine_type
 
 
-class ScyllaPhasesConfigSpec(benchmark_config_spec.BenchmarkConfigSpec):
-  """PKB's benchmark config spec, with --machine_type for the servers only.
+def _RouteLocalSsdsToServers(config):
+  """Takes --gce_num_local_ssds for the servers only.
 
-  GetConfig has put --machine_type into the servers' vm_spec. While this
-  benchmark's groups are decoded the flag counts as absent, so PKB does not
-  apply it to the loaders; afterwards it is present again for the other
-  benchmarks of the same pkb.py run.
+  PKB gives every GCE VM group the local SSDs of a present
+  --gce_num_local_ssds: every loader would get them too, paid for and never
+  used, or refused by GCE for the loaders' type after the first VMs exist
+  (24 on c2-standard-30, which takes 4 or 8). As with --machine_type, a
+  value from the config's `flags:` is removed from them and one from the
+  command line is hidden while the groups are decoded; the servers' GCP
+  vm_spec gets it as num_local_ssds.
+
+  Args:
+    config: the merged benchmark config; modified.
+  """
+  if not FLAGS[_LOCAL_SSDS_FLAG].present:
+    return
+  (config.get('flags') or {}).pop(_LOCAL_SSDS_FLAG, None)
+  servers = config['vm_groups'][SERVERS]
+  gcp = servers.get('vm_spec', {}).get('GCP')
+  if gcp is not None and not servers.get('static_vms'):
+    gcp['num_local_ssds'] = FLAGS.gce_num_local_ssds
+
+
+class ScyllaPhasesConfigSpec(benchmark_config_spec.BenchmarkConfigSpec):
+  """PKB's benchmark config spec, with server flags for the servers only.
+
+  GetConfig has put --machine_type and --gce_num_local_ssds into the
+  servers' vm_spec. While this benchmark's groups are decoded the flags
+  count as absent, so PKB does not apply them to the loaders; afterwards
+  they are present again for the other benchmarks of the same pkb.py run.
   """
 
   def _DecodeAndInit(self, component_full_name, config, decoders, flag_values):
-    present = flag_values['machine_type'].present
-    flag_values['machine_type'].present = 0
+    present = {name: flag_values[name].present for name in _SERVER_ONLY_FLAGS}
+    for name in _SERVER_ONLY_FLAGS:
+      flag_values[name].present = 0
     try:
       super()._DecodeAndInit(component_full_name, config, decoders, flag_values)
     finally:
-      flag_values['machine_type'].present = present
+      for name, was in present.items():
+        flag_values[name].present = was
 
 
-def _RequestedLocalSsds(cloud, vm_spec):
-  """Local SSDs asked for at creation (GCE types without fixed SSDs)."""
-  requested = vm_spec.get('num_local_ssds') or 0
-  if cloud == 'GCP' and FLAGS['gce_num_local_ssds'].present:
-    requested = FLAGS.gce_num_local_ssds
-  return requested
+def _RequestedLocalSsds(vm_spec):
+  """Local SSDs asked for at creation (GCE types without fixed SSDs).
+
+  The servers' vm_spec holds --gce_num_local_ssds by now
+  (_RouteLocalSsdsToServers).
+  """
+  return vm_spec.get('num_local_ssds') or 0
 
 
 def _ServerDiskSpecs(servers, selected_cloud):
@@ -117,13 +161,15 @@ def _ServerDiskSpecs(servers, selected_cloud):
     errors.Setup.InvalidFlagConfigurationError: naming the flag at fault.
   """
   specs = {}
+  tables = PkbTables()
   for cloud, vm_spec in servers['vm_spec'].items():
     try:
       specs[cloud] = local_disks.DataDiskSpec(
+          tables,
           cloud,
           vm_spec['machine_type'],
           scylla_flags.DATA_DISK.value,
-          _RequestedLocalSsds(cloud, vm_spec),
+          _RequestedLocalSsds(vm_spec),
           scylla_flags.NETWORK_DISK_GB.value,
           scylla_flags.ENGINE.value,
       )
@@ -148,25 +194,27 @@ def _LoaderCount(servers, loaders, cloud):
     )
   server_type = servers['vm_spec'][cloud]['machine_type']
   loader_type = loaders['vm_spec'][cloud]['machine_type']
-  server_shape = machines.Shape(server_type)
-  loader_shape = machines.Shape(loader_type)
   server_flag = (
       'machine_type'
       if FLAGS['machine_type'].present
       and not scylla_flags.SERVER_MACHINE_TYPE.value
       else 'scylla_server_machine_type'
   )
-  for flag, machine_type, shape in (
-      (server_flag, server_type, server_shape),
-      ('scylla_loader_machine_type', loader_type, loader_shape),
+  vcpus = {}
+  for flag, machine_type in (
+      (server_flag, server_type),
+      ('scylla_loader_machine_type', loader_type),
   ):
-    if not shape:
+    vcpus[machine_type] = machines.Vcpus(machine_type)
+    if not vcpus[machine_type]:
       raise errors.Setup.InvalidFlagConfigurationError(
-          f'--{flag}: unknown machine type {machine_type!r}, so loaders cannot'
-          ' be sized from it; check the name or give --scylla_loader_count.'
+          f'--{flag}: the vCPUs of {machine_type!r} are unknown (not in the'
+          " benchmark's table, and its name does not carry them), so loaders"
+          ' cannot be sized from it; check the name or give'
+          ' --scylla_loader_count.'
       )
   return sizing.LoaderCount(
-      servers['vm_count'], server_shape.vcpus, loader_shape.vcpus
+      servers['vm_count'], vcpus[server_type], vcpus[loader_type]
   )
 
 
@@ -201,15 +249,47 @@ def _CheckCloudsAndTypes(config, routed_type):
       raise errors.Setup.InvalidFlagConfigurationError(
           f'{_TypeSource(name, cloud, routed_type)}: {problem}'
       )
-    requested = _RequestedLocalSsds(cloud, group['vm_spec'].get(cloud) or {})
-    data_disk = scylla_flags.DATA_DISK.value
-    if name == SERVERS and requested and data_disk != 'local':
-      raise errors.Setup.InvalidFlagConfigurationError(
-          f'--scylla_data_disk={data_disk}: the servers also ask'
-          f' for {requested} local SSD(s) (--gce_num_local_ssds or'
-          ' num_local_ssds), which would be paid for and never used; remove'
-          ' them or use --scylla_data_disk=local'
-      )
+    _CheckLocalSsdRequest(name, group, cloud, machine_type)
+
+
+def _RequestSource(group_name, cloud):
+  """The flag (with its value) or config key a group's SSD request came from."""
+  if group_name == SERVERS and FLAGS[_LOCAL_SSDS_FLAG].present:
+    return f'--{_LOCAL_SSDS_FLAG}={FLAGS[_LOCAL_SSDS_FLAG].value}'
+  return f'config key vm_groups.{group_name}.vm_spec.{cloud}.num_local_ssds'
+
+
+def _CheckLocalSsdRequest(group_name, group, cloud, machine_type):
+  """A group's requested local SSDs are used and are a count GCE gives.
+
+  GCE refuses a count its table does not allow only when it creates that
+  VM, after PKB has created the loaders; servers asking for SSDs a network
+  data disk leaves unused would be paid for all the same.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming the flag or key.
+  """
+  source = _RequestSource(group_name, cloud)
+  if cloud == 'GCP' or group_name != SERVERS:
+    requested = _RequestedLocalSsds(group['vm_spec'].get(cloud) or {})
+  else:
+    # PKB applies the flag to GCE VMs only: on another cloud it does nothing.
+    requested = FLAGS[_LOCAL_SSDS_FLAG].present and FLAGS.gce_num_local_ssds
+  if not requested:
+    return
+  data_disk = scylla_flags.DATA_DISK.value
+  if group_name == SERVERS and data_disk != 'local':
+    raise errors.Setup.InvalidFlagConfigurationError(
+        f'--scylla_data_disk={data_disk}: the servers also ask'
+        f' for {requested} local SSD(s) ({source}), which would'
+        ' be paid for and never used; remove them or use'
+        ' --scylla_data_disk=local'
+    )
+  problem = machine_type and local_disks.RequestProblem(
+      PkbTables(), cloud, machine_type, requested
+  )
+  if problem:
+    raise errors.Setup.InvalidFlagConfigurationError(f'{source}: {problem}')
 
 
 def CheckUserConfig(user_config):
@@ -239,6 +319,7 @@ def ApplyFlags(config, user_config):
   loaders = config['vm_groups'][LOADERS]
   user_groups = (user_config or {}).get('vm_groups') or {}
   routed_type = _RouteMachineTypeToServers(config)
+  _RouteLocalSsdsToServers(config)
   server_type = scylla_flags.SERVER_MACHINE_TYPE.value or routed_type
   if server_type:
     _SetMachineType(servers, server_type)

@@ -21,9 +21,9 @@ reason that says how to enable it.
 """
 
 import os
-import subprocess
 import sys
 
+from perfkit_plugins.local import pkb_process
 from perfkit_plugins.tools import pkb_location
 
 ENV = pkb_location.ENV
@@ -79,25 +79,9 @@ def _ShareTestsPackage(pkb_tests):
       tests.__path__.append(pkb_tests)
 
 
-def _Command(args, python):
-  return [python, os.path.join(Path(), 'pkb.py'), *args]
-
-
-def _Environment(env):
-  if env is None:
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-  return env
-
-
 def StartPkb(args, stdout, python=sys.executable, env=None):
   """Starts stock `pkb.py` with `args`; returns its Popen (output: stdout)."""
-  return subprocess.Popen(
-      _Command(args, python),
-      stdin=subprocess.DEVNULL,
-      stdout=stdout,
-      stderr=subprocess.STDOUT,
-      env=_Environment(env),
-  )
+  return pkb_process.Start(Path(), args, stdout, python=python, env=env)
 
 
 def RunPkb(args, timeout, python=sys.executable, env=None):
@@ -112,11 +96,4 @@ def RunPkb(args, timeout, python=sys.executable, env=None):
   Returns:
     subprocess.CompletedProcess with text stdout and stderr.
   """
-  return subprocess.run(
-      _Command(args, python),
-      capture_output=True,
-      text=True,
-      timeout=timeout,
-      env=_Environment(env),
-      check=False,
-  )
+  return pkb_process.Run(Path(), args, timeout, python=python, env=env)

@@ -19,11 +19,13 @@
 
 Takes the flags of `pkb.py` (a config file, a flag_matrix or flag_zip,
 `--machine_type`, every `--scylla_*` flag) and, without touching a cloud,
-prints for every run PKB would start: the cluster, the data set against the
-cluster's RAM, every step with every loader's key range and cassandra-stress
-command, the estimated duration and cost with the price source, and
-warnings about known traps. Invalid settings fail here as they would in
-`pkb.py`, with the message naming the flag, and the command exits with 1.
+prints for every run PKB would start: the cluster, the VMs and vCPUs per
+region and machine family (the quotas to check), the data set against the
+cluster's estimated RAM, every step with every loader's key range and
+cassandra-stress command, the estimated duration and cost with the price
+source, and warnings about known traps. Invalid settings fail here as they
+would in `pkb.py`, with the message naming the flag, and the command exits
+with 1.
 
 The flags and config go through PKB's own machinery in-process, as
 `pkb.py` does before provisioning: its flag parsing,
@@ -34,6 +36,7 @@ is imported from the Python path or from the checkout at $PKB_CHECKOUT
 core/plan/plan_report.py.
 """
 
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -90,8 +93,7 @@ def _DecodedRuns(flag_values):
   CheckPrerequisites runs with the run's config flags applied.
 
   Returns:
-    [(settings.Settings, local SSDs per server, {group: its static VMs as
-    user@address:port})], one per run.
+    [DecodedRun], one per run.
   """
   # PKB is importable only once _ImportPkb found its checkout.
   # pylint: disable=import-outside-toplevel
@@ -132,38 +134,82 @@ def _DecodedRuns(flag_values):
     with spec.RedirectFlags(flag_values):
       module.CheckPrerequisites(spec)
       settings = run_settings.SettingsFromConfig(spec)
-      local_ssds = run_settings.LocalSsds(settings, spec.vm_groups['servers'])
-    static_vms = {
-        name: [
-            f'{vm.user_name}@{vm.ip_address}:{vm.ssh_port}'
-            for vm in group.static_vms
-        ]
-        for name, group in spec.vm_groups.items()
-    }
-    runs.append((settings, local_ssds, static_vms))
+      servers = spec.vm_groups['servers']
+      local_ssds = run_settings.LocalSsds(settings, servers)
+    disk = servers.disk_spec
+    runs.append(
+        DecodedRun(
+            settings=settings,
+            local_ssds=local_ssds,
+            static_vms={
+                name: [
+                    f'{vm.user_name}@{vm.ip_address}:{vm.ssh_port}'
+                    for vm in group.static_vms
+                ]
+                for name, group in spec.vm_groups.items()
+            },
+            zones={
+                name: getattr(group.vm_spec, 'zone', None) or ''
+                for name, group in spec.vm_groups.items()
+            },
+            disk_iops=disk and disk.provisioned_iops,
+            disk_mib_s=disk and disk.provisioned_throughput,
+        )
+    )
   return runs
 
 
-def MachinesOf(settings, local_ssds):
-  """Shapes, disks and prices of the settings' server and loader types.
+@dataclasses.dataclass(frozen=True)
+class DecodedRun:
+  """One run as PKB decoded it, with what the plan needs of its machines.
+
+  Attributes:
+    settings: settings.Settings.
+    local_ssds: local SSDs per server (PKB's count).
+    static_vms: {group: its static VMs as user@address:port}.
+    zones: {group: its zone}.
+    disk_iops: IOPS provisioned on the servers' network disk, or None.
+    disk_mib_s: MiB/s provisioned on it, or None.
+  """
+
+  settings: settings_lib.Settings
+  local_ssds: int
+  static_vms: dict
+  zones: dict = dataclasses.field(default_factory=dict)
+  disk_iops: int | None = None
+  disk_mib_s: int | None = None
+
+
+def MachinesOf(run):
+  """Shapes, disks, zones and prices of a run's server and loader types.
+
+  vCPUs come from the machine table or the types' names; memory from the
+  table only (unknown otherwise: the plan then uses a stand-in and says
+  so).
 
   Raises:
-    PlanError: the server type's shape is unknown.
+    PlanError: the server type's vCPUs are unknown.
   """
-  server_shape = machines.Shape(settings.server_machine_type)
+  settings = run.settings
+  server_shape = machines.PlanShape(settings.server_machine_type)
   if server_shape is None:
     raise PlanError(
-        '--scylla_server_machine_type: unknown machine type'
-        f' {settings.server_machine_type!r}; the plan needs its vCPUs and'
-        ' memory (core/machines/machines.py)'
+        '--scylla_server_machine_type: the vCPUs of'
+        f' {settings.server_machine_type!r} are unknown (not in the'
+        " benchmark's table, and its name does not carry them); the plan"
+        ' needs them (core/machines/machines.py)'
     )
   today = vm_clocks.UtcDate()
   return plan_machines.Machines(
       server_shape=server_shape,
-      local_ssds=local_ssds,
-      loader_shape=machines.Shape(settings.loader_machine_type),
+      local_ssds=run.local_ssds,
+      loader_shape=machines.PlanShape(settings.loader_machine_type),
       server_price=cost.ServerPrice(settings, today),
       loader_price=cost.LoaderPrice(settings, today),
+      server_zone=run.zones.get('servers', ''),
+      loader_zone=run.zones.get('loaders', ''),
+      disk_iops=run.disk_iops,
+      disk_mib_s=run.disk_mib_s,
   )
 
 
@@ -180,15 +226,15 @@ def _Steps(settings, cluster_ram_bytes):
   )
 
 
-def PlanRun(settings, local_ssds):
-  """The steps of one run, planned as the benchmark plans them.
+def PlanRun(run):
+  """The steps of one DecodedRun, planned as the benchmark plans them.
 
   Returns:
     (list of plan.Step, plan_machines.Machines).
   """
-  shapes = MachinesOf(settings, local_ssds)
+  shapes = MachinesOf(run)
   return (
-      _Steps(settings, plan_machines.ClusterRamBytes(settings, shapes)),
+      _Steps(run.settings, plan_machines.ClusterRamBytes(run.settings, shapes)),
       shapes,
   )
 
@@ -218,16 +264,17 @@ def RenderRuns(runs):
     runs: _DecodedRuns' result.
   """
   texts, estimates = [], []
-  for i, (settings, local_ssds, static_vms) in enumerate(runs):
+  for i, run in enumerate(runs):
+    settings = run.settings
     server_type = settings.server_machine_type or 'own machines (static VMs)'
     title = (
         f'{BENCHMARK_NAME} run {i + 1} of {len(runs)}: {settings.engine} on'
         f' {settings.server_count} x {server_type}'
     )
     if settings.servers_static:
-      texts.append(_OwnMachinesRun(title, settings, static_vms))
+      texts.append(_OwnMachinesRun(title, settings, run.static_vms))
       continue
-    steps, shapes = PlanRun(settings, local_ssds)
+    steps, shapes = PlanRun(run)
     text, estimate = plan_report.RenderPlan(title, settings, steps, shapes)
     texts.append(text)
     estimates.append((title, estimate))

@@ -21,14 +21,19 @@
   time);
 * `quiesce_timeline.png`: per run, populate then compaction until the
   cluster was quiet, on one time axis from the populate start, with the
-  populate throughput above it (the c3.2xlarge study's Figure 1).
+  populate throughput above it (the c3.2xlarge study's Figure 1);
+* `ab_forest.png` (an A/B comparison, PlotForest): each compared figure's
+  B/A with its interval on a log axis labelled in percent, the
+  equivalence margin shaded, the verdict as the colour.
 
-Every figure is FIGURE_SIZE_IN inches at DPI: WIDTH_PX x HEIGHT_PX pixels.
+Every figure is FIGURE_SIZE_IN inches at DPI: WIDTH_PX x HEIGHT_PX pixels
+(a forest plot grows taller with its rows).
 With several runs, a line's style says its run (RUN_LINE_STYLES, run [1]
 solid) and its colour says what it shows (the same step, op type and kind
 has the same colour in every run), so runs compare line against line.
 """
 
+import math
 import os
 
 from perfkit_plugins.core import number_format
@@ -39,6 +44,30 @@ DPI = 100
 WIDTH_PX, HEIGHT_PX = FIGURE_SIZE_IN[0] * DPI, FIGURE_SIZE_IN[1] * DPI
 RUN_LINE_STYLES = ('-', '--', ':', '-.')
 RUN_MARKERS = ('o', 's', '^', 'D')
+# A forest plot's colour per verdict (core/stats/comparison's verdicts).
+VERDICT_COLOURS = {
+    'BETTER': 'tab:green',
+    'WORSE': 'tab:red',
+    'EQUIVALENT': 'tab:blue',
+    'INCONCLUSIVE': 'tab:gray',
+}
+FOREST_FILE = 'ab_forest.png'
+# Inches per row of a forest plot, and around its rows.
+_FOREST_ROW_IN = 0.28
+_FOREST_MARGIN_IN = 1.8
+# Percent changes a forest plot's axis may label, finest set first (each
+# also as a fall below 100%).
+_FOREST_TICK_SETS = (
+    (1, 2, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100, 200, 400, 900),
+    (2, 5, 10, 20, 30, 50, 75, 100, 200, 400, 900),
+    (5, 10, 20, 30, 50, 75, 100, 200, 400, 900),
+    (10, 20, 30, 50, 75, 100, 200, 400, 900),
+    (10, 25, 50, 75, 100, 200, 400, 900),
+    (25, 50, 75, 100, 200, 400, 900),
+    (50, 90, 100, 400, 900),
+)
+# Labels closer than this share of a forest plot's axis would overlap.
+_FOREST_TICK_GAP = 1 / 14
 
 
 def RunStyle(index):
@@ -130,10 +159,13 @@ def PlotPhaseSeries(runs, phase, path):
     )
     start = min((s.start_ms for s in rates + p99s), default=0)
     prefix = f'[{i + 1}] '
+    repeated = run.Repeats() > 1
     for axes, series in ((rate_axes, rates), (p99_axes, p99s)):
       for s in series:
         offset = (s.start_ms - start) / 1000
         what = f'{s.step} {s.op}' + (f' {s.kind}' if axes is p99_axes else '')
+        if repeated and s.repeat:
+          what += f' r{s.repeat}'
         axes.plot(
             [t + offset for t in s.times_s],
             s.values,
@@ -272,6 +304,121 @@ def PlotQuiesceTimeline(runs, path):
     rate_axes.legend(fontsize='small')
   figure.suptitle('Time to quiesce: populate, then compaction until idle')
   _Caption(figure, runs)
+  return _Save(figure, path)
+
+
+def _ForestLimits(rows):
+  """The x range (ratios) that shows every estimate, bound and margin."""
+  values = [1.0]
+  for c in rows:
+    r = c.row
+    values += [r.ratio, 1 - r.margin, 1 + r.margin]
+    values += [b for b in (r.ci_low, r.ci_high) if 0 < b < float('inf')]
+  low, high = min(values), max(values)
+  return low / 1.03, high * 1.03
+
+
+def _PercentTicks(low, high):
+  """Ratios to label on the log axis, as percent changes within [low, high].
+
+  The finest of _FOREST_TICK_SETS whose labels lie at least
+  _FOREST_TICK_GAP of the axis apart, 0% always among them.
+  """
+  gap = _FOREST_TICK_GAP * math.log(high / low)
+  ticks = [1.0]
+  for percents in _FOREST_TICK_SETS:
+    ratios = {1.0} | {1 + p / 100 for p in percents}
+    ratios |= {1 - p / 100 for p in percents if p < 100}
+    ticks = sorted(r for r in ratios if low <= r <= high)
+    if all(math.log(b / a) >= gap for a, b in zip(ticks, ticks[1:])):
+      return ticks
+  return ticks
+
+
+def _PercentChange(ratio):
+  """A ratio as a percent change: 1.05 -> '+5%', 1 -> '0%'."""
+  change = round((ratio - 1) * 100)
+  return f'{change:+d}%' if change else '0%'
+
+
+def PlotForest(rows, path, title='B/A per figure'):
+  """A forest plot: each compared figure's B/A and interval, verdict colours.
+
+  One row per figure, the first at the top: the point is B/A, the line its
+  interval (dotted where the interval runs off the axis), the shaded band
+  the figure's equivalence margin, the colour its verdict. The x axis is
+  logarithmic (B/A = 0.8 and 1.25 lie equally far from 1) and labelled in
+  percent change.
+
+  Args:
+    rows: the compared figures, each with `label` and `row` (a
+      core/stats/comparison.ComparisonRow): ab_comparison.Report.rows.
+    path: the PNG to write.
+    title: the plot's title.
+
+  Returns:
+    path.
+  """
+  pyplot = _Pyplot()
+  count = len(rows)
+  figure, axes = pyplot.subplots(
+      figsize=(
+          FIGURE_SIZE_IN[0],
+          max(FIGURE_SIZE_IN[1], _FOREST_MARGIN_IN + _FOREST_ROW_IN * count),
+      )
+  )
+  low, high = _ForestLimits(rows)
+  for i, c in enumerate(rows):
+    r = c.row
+    y = count - 1 - i
+    axes.fill_betweenx(
+        (y - 0.4, y + 0.4),
+        1 - r.margin,
+        1 + r.margin,
+        color='tab:blue',
+        alpha=0.12,
+        linewidth=0,
+    )
+    colour = VERDICT_COLOURS.get(r.verdict, 'black')
+    start = r.ci_low if r.ci_low > 0 else low
+    end = min(r.ci_high, high)
+    clipped = start != r.ci_low or end != r.ci_high
+    axes.plot(
+        (max(start, low), end),
+        (y, y),
+        color=colour,
+        linewidth=2,
+        linestyle=':' if clipped else '-',
+    )
+    axes.plot(r.ratio, y, marker='o', color=colour)
+  axes.axvline(1.0, color='black', linewidth=0.8)
+  axes.set_xscale('log')
+  axes.set_xlim(low, high)
+  ticks = _PercentTicks(low, high)
+  # pyplot re-exports matplotlib.ticker's locators and formatters.
+  axes.xaxis.set_major_locator(pyplot.FixedLocator(ticks))
+  axes.xaxis.set_minor_locator(pyplot.NullLocator())
+  axes.xaxis.set_major_formatter(
+      pyplot.FuncFormatter(lambda x, _: _PercentChange(x))
+  )
+  axes.set_yticks(range(count), [c.label for c in reversed(rows)])
+  axes.set_ylim(-0.7, count - 0.3)
+  axes.set_xlabel('B/A, percent change (log scale)')
+  axes.grid(True, axis='x', alpha=0.3)
+  verdicts = list(dict.fromkeys(c.row.verdict for c in rows))
+  handles = [
+      pyplot.Line2D((), (), color=VERDICT_COLOURS.get(v, 'black'), marker='o')
+      for v in verdicts
+  ] + [pyplot.Rectangle((0, 0), 1, 1, color='tab:blue', alpha=0.12)]
+  axes.legend(
+      handles=handles,
+      labels=verdicts + ['equivalence margin'],
+      fontsize='small',
+      loc='upper left',
+      bbox_to_anchor=(1.0, 1.0),
+  )
+  axes.set_title(title)
+  figure.tight_layout()
   return _Save(figure, path)
 
 

@@ -69,6 +69,7 @@ class FakeEngine:
     self.script = {name: list(answers) for name, answers in script.items()}
     self.histories = histories
     self.polled = []
+    self.dead = set()
 
   def CompactionStatus(self, vm):
     self.polled.append(vm.name)
@@ -78,11 +79,16 @@ class FakeEngine:
       raise answer
     return answer
 
+  NAME = 'scylla'
+
   def CompactionHistory(self, vm):
     history = self.histories[vm.name]
     if isinstance(history, Exception):
       raise history
     return history
+
+  def Running(self, vm):
+    return vm.name not in self.dead
 
 
 @pytest.fixture
@@ -210,7 +216,7 @@ def test_logs_at_most_every_minute(vms, history, caplog):
       {
           'server-0': [RUNNING] * 30 + [IDLE],
           'server-1': [IDLE],
-          'server-2': [None] * 3 + [IDLE],
+          'server-2': [None] * 2 + [IDLE],
       },
       {name: history for name in ('server-0', 'server-1', 'server-2')},
   )
@@ -223,3 +229,45 @@ def test_logs_at_most_every_minute(vms, history, caplog):
   assert 'server-0 running=2 pending=1 tablets=0' in lines[0]
   assert 'server-2 unreachable' in lines[0]
   assert lines[-1].startswith('Quiesce quiesced: 150 s waited, 31 polls')
+
+
+def test_a_node_that_never_answers_fails_the_wait_and_is_named(
+    vms, history, caplog
+):
+  refused = RuntimeError('ssh: connect to host 10.0.0.3 port 22: refused')
+  engine = FakeEngine(
+      {'server-0': [IDLE], 'server-1': [refused], 'server-2': [IDLE]},
+      {name: history for name in ('server-0', 'server-1', 'server-2')},
+  )
+  with caplog.at_level(logging.WARNING):
+    with pytest.raises(compaction_poller.QuiesceError) as raised:
+      _Wait(engine, vms, FakeClock(POPULATE_END), settle_s=30)
+  # Not the day-long timeout: the settle window of failed polls.
+  assert str(raised.value) == (
+      'server server-1 (10.0.0.3) answered no compaction poll for 30 s (7'
+      ' polls, the settle window is 30 s): CompactionStatus failed: ssh:'
+      ' connect to host 10.0.0.3 port 22: refused'
+  )
+  # Warned once, with the error, not at every poll.
+  warnings = [
+      r.getMessage() for r in caplog.records if 'poll failed' in r.getMessage()
+  ]
+  assert warnings == [
+      'server-1: compaction poll failed: CompactionStatus failed: ssh:'
+      ' connect to host 10.0.0.3 port 22: refused'
+  ]
+
+
+def test_a_node_whose_database_ended_fails_the_wait_at_once(vms, history):
+  engine = FakeEngine(
+      {
+          'server-0': [IDLE],
+          'server-1': [RuntimeError('nodetool: connection refused')],
+          'server-2': [IDLE],
+      },
+      {name: history for name in ('server-0', 'server-1', 'server-2')},
+  )
+  engine.dead.add('server-1')
+  with pytest.raises(compaction_poller.QuiesceError, match='process ended'):
+    _Wait(engine, vms, FakeClock(POPULATE_END), settle_s=30)
+  assert engine.polled.count('server-1') == 1

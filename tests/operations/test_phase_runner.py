@@ -454,6 +454,64 @@ def test_progress_of_a_long_step(tmp_path, outputs, lab, caplog):
   )
 
 
+def test_a_stalled_step_is_stopped_and_says_why(tmp_path, lab):
+  """A populate whose count stops moving ends at --scylla_step_grace_s."""
+  settings = Settings(step_grace_s=10)
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  lines = lab(WRITE_TEXT).splitlines(keepends=True)
+  header = next(i for i, line in enumerate(lines) if line.startswith('type '))
+  # Every poll reads the same 5.0 s line: 89,186 operations, never more.
+  stuck = ''.join([lines[header]] + lines[header + 1 : header + 6])
+  for vm in vms:
+    killed = threading.Event()
+
+    def Run(command, killed=killed):
+      del command
+      killed.wait(WAIT_S)
+      raise fake_vm.RemoteCommandError('the run was killed')
+
+    def Stop(command, killed=killed):
+      del command
+      killed.set()
+      return '/r/populate.loader0.pgid\n'
+
+    vm.Reply(WRAPPER, Run)
+    vm.Reply(PROGRESS, stuck)
+    vm.Reply(r'^for f in .*\.pgid', Stop)
+  record = phase_runner.RunStressStep(
+      step,
+      Env(tmp_path, vms, settings, clock=StepClock()),
+      str(tmp_path),
+      progress_interval_s=0.01,
+  )
+  errors = [loader.error for loader in record.loaders]
+  assert all('made no progress for ' in e for e in errors), errors
+  assert errors[0].endswith(
+      '(its operation count stayed at 89186), stopped (--scylla_step_grace_s)'
+  )
+  for vm in vms:
+    assert vm.CommandsMatching(r'^for f in .*\.pgid')
+
+
+def test_progress_watch_spares_late_starters_and_ended_runs():
+  settings = Settings(phases=('reads_during_writes',), rdw_read_delay_s=20)
+  step = Steps(settings)['reads_during_writes']
+  watch = phase_runner.ProgressWatch(step.runs, 100.0, stall_s=10)
+  writer, reader = step.runs[0], step.runs[-1]
+  assert reader.start_delay_s == 20
+  watch.Observe(writer.loader_index, 50, 105.0)
+  # The reader has not started: nothing of it is missing yet.
+  assert watch.Stalled(114.0) == {}
+  stalled = watch.Stalled(131.0)
+  assert stalled[reader.loader_index].startswith('printed no progress in 11 s')
+  assert stalled[writer.loader_index].startswith(
+      'made no progress for 26 s (its operation count stayed at 50)'
+  )
+  watch.ended.update({writer.loader_index, reader.loader_index})
+  assert watch.Stalled(1000.0) == {}
+
+
 def test_progress_message():
   settings = Settings()
   steps = Steps(settings)

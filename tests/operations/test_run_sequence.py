@@ -532,22 +532,27 @@ def test_unreachable_server_during_quiesce(
       steps,
       TickingClock(AfterTheLoads()),
   )
-  assert [o.status for o in outcomes[:2]] == ['ok', 'timeout']
-  result = outcomes[1].result
-  # Never idle while a node cannot answer: polled at every poll until the
-  # timeout, and its compaction history is missing from the figures.
-  assert 30 <= result.wait_s < 33
+  assert [o.status for o in outcomes[:3]] == ['ok', 'failed', 'not_run']
+  failed = outcomes[1]
+  # Not the 30 s timeout: three failed polls (the settle window is 0 s),
+  # and the error names the node and what it said.
+  assert failed.ended_at - failed.started_at < settings.quiesce_timeout_s
+  assert failed.error.startswith(
+      'server server-1 (10.0.0.3) answered no compaction poll for '
+  )
+  assert 'CompactionStatus failed: server-1: command failed' in failed.error
   polls = servers[1].CommandsMatching(
       re.escape(compactions.SCYLLA_COMPACTIONS_PATH)
   )
-  assert len(polls) == result.polls
-  assert result.nodes_without_history == ('server-1',)
-  (row,) = {
-      r.metadata['scylla_nodes_without_history']
-      for r in Rows(outcomes[1])
-      if r.metric == 'compactions'
-  }
-  assert row == 'server-1'
+  assert len(polls) == 3
+  # Every poll made is kept.
+  kept = (
+      tmp_path
+      / run_sequence.STEPS_DIR
+      / 'quiesce'
+      / compaction_poller.POLLS_FILE
+  ).read_text()
+  assert len(kept.splitlines()) == 3
 
 
 def test_server_lost_during_a_step_fails_it(tmp_path, make_loaders):

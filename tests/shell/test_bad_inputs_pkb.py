@@ -120,6 +120,12 @@ CATALOGUE = (
     _Flag('scylla_medium_working_set_to_ram', '0'),
     _Flag('scylla_latency_rates', '5000,fast'),
     _Flag('scylla_durations', 'latency=0'),
+    _Flag('scylla_repeats', '0'),
+    _Flag('scylla_repeats', '101'),
+    # PKB's run loop would populate a populated cluster again.
+    _Flag('run_stage_iterations', '3'),
+    _Flag('run_stage_time', '3600'),
+    _Flag('run_stage_retries', '1'),
     _Flag('scylla_latency_threads', '0'),
     _Flag('scylla_rdw_write_rate', '0'),
     _Flag('scylla_rdw_writer_fraction', '1.5'),
@@ -460,6 +466,51 @@ CATALOGUE = (
         '--scylla_loader_count=2',
         named='--scylla_data_disk',
     ),
+    # Local SSD counts GCE refuses only when it creates the VM (issue 21).
+    _Flags(
+        '--machine_type=n2-highmem-96',
+        '--gce_num_local_ssds=20',
+        named='--gce_num_local_ssds',
+    ),
+    _Flags(
+        '--machine_type=z3-highmem-88',
+        '--gce_num_local_ssds=4',
+        named='--gce_num_local_ssds',
+    ),
+    _Config(
+        _Groups(
+            '    servers:\n      vm_spec:\n        GCP:\n'
+            '          machine_type: n2-highmem-96\n'
+            '          num_local_ssds: 20\n'
+        ),
+        named='config key vm_groups.servers.vm_spec.GCP.num_local_ssds',
+    ),
+    _Config(
+        _Groups(
+            '    loaders:\n      vm_spec:\n        GCP:\n'
+            '          machine_type: c2-standard-30\n'
+            '          num_local_ssds: 24\n'
+        ),
+        named='config key vm_groups.loaders.vm_spec.GCP.num_local_ssds',
+    ),
+    _Flags(
+        '--cloud=AWS',
+        '--machine_type=i4i.4xlarge',
+        '--gce_num_local_ssds=2',
+        named='--gce_num_local_ssds',
+    ),
+    # Local disks PKB would not set up or the benchmark cannot use.
+    _Flags(
+        '--machine_type=z3-highmem-192-highlssd-metal',
+        '--scylla_loader_count=2',
+        named='--scylla_data_disk',
+    ),
+    _Flags(
+        '--cloud=AWS', '--machine_type=c3.2xlarge', named='--scylla_data_disk'
+    ),
+    _Flags(
+        '--cloud=AWS', '--machine_type=d2.xlarge', named='--scylla_data_disk'
+    ),
 )
 
 # Inputs that must pass: the harness refuses nothing by default.
@@ -484,6 +535,18 @@ GOOD = (
         _Groups('    loaders:\n      vm_count: 2\n'),
         named='',
     ),
+    # Types of PKB's local SSD tables the benchmark refused (issue 21).
+    _Flags('--machine_type=c3-standard-88-lssd', named=''),
+    _Flags('--machine_type=c4a-highmem-72-lssd', named=''),
+    _Flags('--cloud=AWS', '--machine_type=i7ie.6xlarge', named=''),
+    _Flags('--cloud=AWS', '--machine_type=im4gn.16xlarge', named=''),
+    _Flags(
+        '--cloud=AWS',
+        '--machine_type=c3.2xlarge',
+        '--scylla_engine=cassandra',
+        named='',
+    ),
+    _Flags('--machine_type=n2-highmem-96', '--gce_num_local_ssds=24', named=''),
 )
 
 

@@ -366,3 +366,31 @@ def test_own_machines_config_decodes_and_plans_its_unknowns(tmp_path):
       '--scylla_server_price_per_hour=1.5',
   )
   assert '$1.500/h per server (user override' in priced.stdout
+
+
+def test_plans_show_quota_disk_paths_and_maintenance(tmp_path):
+  z3, n2 = _Sections(
+      RunPlan(
+          tmp_path, '--benchmark_config_file=scylla_phases_z3_vs_n2.yaml'
+      ).stdout
+  )
+  # The loaders' quota is the one to ask for: 900 and 990 C2 vCPUs.
+  assert '  us-central1  c2: 30 VMs, 900 vCPUs (loaders)' in z3[1]
+  assert '  us-central1  all: 33 VMs, 1,164 vCPUs' in z3[1]
+  assert '  us-central1  c2: 33 VMs, 990 vCPUs (loaders)' in n2[1]
+  # 12 x 3,000 GiB of Titanium SSD: no live migration for a 6-hour run.
+  assert '! maintenance: z3-highmem-88 has 36,000 GiB of local SSD' in z3[1]
+  assert '! maintenance' not in n2[1]
+  for _, body in _Sections(
+      RunPlan(
+          tmp_path,
+          '--benchmark_config_file=scylla_phases_vs_cassandra_c3_2xlarge.yaml',
+      ).stdout
+  ):
+    assert (
+        'data: one 3400 GB network disk per server (10,000 IOPS and 160'
+        ' MiB/s provisioned); c3.2xlarge reaches at most 8,000 IOPS and 125'
+        ' MB/s of EBS, and is not EBS-optimized'
+        in body
+    )
+    assert '! data disk: c3.2xlarge reaches EBS at most 8,000 IOPS' in body

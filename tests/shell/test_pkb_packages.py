@@ -22,7 +22,6 @@ import os
 import pytest
 
 from perfkit_plugins import discovery
-from perfkit_plugins.core.machines import local_disks
 from perfkit_plugins.testing import pkb_checkout
 
 pkb_checkout.RequireOrSkip()
@@ -34,8 +33,6 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import linux_virtual_machine
-from perfkitbenchmarker.providers.aws import aws_disk
-from perfkitbenchmarker.providers.gcp import gce_disk
 from tests import pkb_common_test_case
 
 
@@ -68,21 +65,6 @@ def test_vm_install_dispatches_to_our_apt_install(debian_vm, package):
     debian_vm.Install(package)
   apt_install.assert_called_once_with(debian_vm)
   yum_install.assert_not_called()
-
-
-def test_local_ssd_counts_agree_with_pkb_tables():
-  """Our fixed local-SSD counts are PKB's where both know the type."""
-  ours_gcp = local_disks.FIXED_LOCAL_SSDS['GCP']
-  for machine_type, count in gce_disk.FIXED_SSD_MACHINE_TYPES.items():
-    if machine_type in ours_gcp:
-      assert ours_gcp[machine_type] == count, machine_type
-  assert ours_gcp['z3-highmem-88'] == 12
-  ours_aws = local_disks.FIXED_LOCAL_SSDS['AWS']
-  for machine_type, count in aws_disk.NUM_LOCAL_VOLUMES.items():
-    if machine_type in ours_aws:
-      assert ours_aws[machine_type] == count, machine_type
-  for family in ('i4i.', 'i3en.', 'i7i.'):
-    assert any(t.startswith(family) for t in ours_aws), family
 
 
 def _OurResources():

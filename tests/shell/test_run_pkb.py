@@ -31,6 +31,7 @@ it published there (that is how tests/testdata/results/ was made).
 
 import collections
 import json
+import logging
 import os
 import pathlib
 import re
@@ -471,6 +472,60 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
 
   bm.Cleanup(spec)
   CheckCleanup(spec, run_dir)
+
+
+def test_every_step_says_where_the_run_is(spec, run_dir, caplog):
+  del run_dir
+  with caplog.at_level(logging.INFO):
+    RunAsPkb(spec)
+  lines = [
+      r.getMessage()
+      for r in caplog.records
+      if r.getMessage().startswith('scylla_phases RUN: step ')
+  ]
+  assert len(lines) == len(STEPS)
+  assert lines[0].startswith(
+      f'scylla_phases RUN: step 1 of {len(STEPS)}, schema;'
+  )
+  assert lines[-1].startswith(
+      f'scylla_phases RUN: step {len(STEPS)} of {len(STEPS)}, read_cache;'
+  )
+  assert all(' elapsed, about ' in line for line in lines)
+
+
+def test_repeats_publish_every_repeat_and_each_figure_across_them(
+    spec, run_dir, serve_stress_outputs
+):
+  del run_dir
+  with flagsaver.flagsaver(
+      scylla_repeats=2,
+      scylla_durations=['all=30', 'rdw_read_delay=10'],
+  ):
+    # The loaders serve the repeated plan's runs (the newest reply wins).
+    serve_stress_outputs(spec.vm_groups['loaders'], Plan(spec))
+    samples, _ = RunAsPkb(spec)
+  rows = [s for s in samples if s.metadata['scylla_step'] == 'read_small']
+  op_rates = {
+      s.metadata['scylla_repeat']: s
+      for s in rows
+      if s.metric == 'op_rate' and s.metadata.get('scylla_op') == 'READ'
+  }
+  # Both repeats, and the figure across them (repeat 0) with its interval.
+  assert sorted(op_rates) == [0, 1, 2]
+  across = op_rates[0]
+  assert across.metadata['scylla_ci_covers'] == 'within_cluster'
+  assert across.metadata['scylla_ci_low'] <= across.value
+  assert across.value <= across.metadata['scylla_ci_high']
+  for repeat in (1, 2):
+    one = op_rates[repeat].metadata
+    assert one['scylla_repeats'] == 2
+    assert one['scylla_ci_covers'] == 'within_run'
+    assert one['scylla_cluster'] == spec.uuid
+  # Populate ran once; warm-ups are never aggregated.
+  populate = [s for s in samples if s.metadata['scylla_step'] == 'populate']
+  assert {s.metadata['scylla_repeat'] for s in populate} == {1}
+  warmups = [s for s in samples if s.metadata.get('scylla_warmup')]
+  assert warmups and 0 not in {s.metadata['scylla_repeat'] for s in warmups}
 
 
 def Labels(published_sample):

@@ -270,25 +270,39 @@ def test_loader_cut_off_mid_step(fault_bed, tmp_path):
   assert 'CleanupError: scylla_phases could not clean every machine' in out
 
 
-def test_hung_stress_ends_at_the_step_bound(fault_bed, tmp_path):
-  config = _Config(fault_bed, tmp_path, scylla_step_grace_s=15)
+@pytest.mark.parametrize(
+    'step, keys',
+    [
+        # A counted step has no bound but its progress: enough keys to run
+        # for minutes unless stopped.
+        ('populate', 2000000),
+        ('read_small', FLAGS['scylla_num_keys']),
+    ],
+)
+def test_hung_stress_is_stopped_when_its_progress_stalls(
+    fault_bed, tmp_path, step, keys
+):
+  uri = f'hang{STEPS.index(step)}'
+  config = _Config(
+      fault_bed, tmp_path, scylla_step_grace_s=15, scylla_num_keys=keys
+  )
   process, started, stress = _StartUntilStep(
-      fault_bed, config, 'hang1', LOADERS[0], 'read_small'
+      fault_bed, config, uri, LOADERS[0], step
   )
   fault_bed.testbed.machines[LOADERS[0]].Signal(stress(), signal.SIGSTOP)
+  stopped = time.time()
   _CheckFailedInTime(process, started)
-  _CheckSteps(
-      _Statuses(fault_bed, 'hang1'),
-      'read_small',
-      'loader 0 (pkb-hang1-0): still running after',
-  )
-  step_dir = (
-      fault_bed.RunDir('hang1') / 'scylla_phases' / 'steps' / 'read_small'
-  )
+  _CheckSteps(_Statuses(fault_bed, uri), step, 'loader 0 (pkb-')
+  _, _, error = _Statuses(fault_bed, uri)[step]
+  # Its count stopped moving (or never appeared, when the JVM was stopped
+  # as it started): stopped after --scylla_step_grace_s of that.
+  assert re.search(r'(made|printed) no progress', error), error
+  step_dir = fault_bed.RunDir(uri) / 'scylla_phases' / 'steps' / step
   record = json.loads((step_dir / 'loaders.json').read_text())
-  # 20 s of reads plus 15 s of grace, not PKB's default timeouts.
-  assert 35 <= record['ended_at'] - record['started_at'] < 60
-  _CheckCleaned(fault_bed, 'hang1')
+  # 15 s of grace and a few polls of 3.75 s after the stop, not PKB's
+  # default timeouts nor (for the 20 s read) the step's bound.
+  assert record['ended_at'] - stopped < 40
+  _CheckCleaned(fault_bed, uri)
 
 
 def test_node_that_never_comes_up(fault_bed, tmp_path):

@@ -23,7 +23,9 @@ import json
 from matplotlib import image
 import pytest
 
+from perfkit_plugins.core.results import ab_comparison
 from perfkit_plugins.core.results import results_tables
+from perfkit_plugins.core.stats import comparison
 from perfkit_plugins.tools import report_command
 from perfkit_plugins.tools import report_plots
 
@@ -165,3 +167,76 @@ def test_run_styles_repeat_after_four():
   assert report_plots.RunStyle(0) == ('-', 'o')
   assert report_plots.RunStyle(1) == ('--', 's')
   assert report_plots.RunStyle(4) == report_plots.RunStyle(0)
+
+
+def _Compared(label, ratio, low, high, verdict, margin=0.02):
+  row = comparison.ComparisonRow(
+      step='s',
+      metric=label,
+      ratio=ratio,
+      ci_low=low,
+      ci_high=high,
+      level=0.95,
+      equivalence_low=low,
+      equivalence_high=high,
+      margin=margin,
+      higher_is_better=True,
+      p=0.01,
+      q=0.01,
+      verdict=verdict,
+      runs_a=3,
+      runs_b=3,
+      clusters_a=3,
+      clusters_b=3,
+      method='welch_clusters',
+      covers='across_clusters',
+      warning='',
+      clusters_needed=None,
+      noise='',
+      standard_error=0.01,
+      dof=4,
+  )
+  return ab_comparison.Compared(
+      ab_comparison.Figure('s', 'R', 'op_rate'), label, 1.0, ratio, row
+  )
+
+
+def test_forest_plot_colours_each_verdict(tmp_path, monkeypatch):
+  rows = [
+      _Compared('worse', 0.75, 0.7, 0.8, 'WORSE'),
+      _Compared('better', 1.2, 1.1, 1.3, 'BETTER'),
+      _Compared('same', 1.0, 0.99, 1.01, 'EQUIVALENT', margin=0.05),
+      _Compared('unknown', 0.9, 0.0, float('inf'), 'INCONCLUSIVE'),
+  ]
+  figures = []
+  save = report_plots._Save  # pylint: disable=protected-access
+
+  def Keep(figure, path):
+    (axes,) = figure.axes
+    figures.append((
+        [t.get_text() for t in axes.get_yticklabels()],
+        [line.get_color() for line in axes.lines],
+        [t.get_text() for t in axes.get_xticklabels()],
+    ))
+    return save(figure, path)
+
+  monkeypatch.setattr(report_plots, '_Save', Keep)
+  path = report_plots.PlotForest(rows, str(tmp_path / 'forest.png'))
+  with open(path, 'rb') as f:
+    assert f.read(8) == PNG_SIGNATURE
+  pixels = image.imread(path)
+  assert pixels.shape[1] == report_plots.WIDTH_PX
+  ((labels, colours, ticks),) = figures
+  # The first row at the top: y labels run bottom-up.
+  assert labels == ['unknown', 'same', 'better', 'worse']
+  for verdict in ('WORSE', 'BETTER', 'EQUIVALENT', 'INCONCLUSIVE'):
+    assert report_plots.VERDICT_COLOURS[verdict] in colours
+  assert '0%' in ticks and '-20%' in ticks and '+20%' in ticks
+
+
+def test_forest_plot_grows_with_its_rows(tmp_path):
+  rows = [_Compared(f'r{i}', 1.0, 0.98, 1.02, 'EQUIVALENT') for i in range(60)]
+  path = report_plots.PlotForest(rows, str(tmp_path / 'tall.png'))
+  height, width = image.imread(path).shape[:2]
+  assert width == report_plots.WIDTH_PX
+  assert height > report_plots.HEIGHT_PX

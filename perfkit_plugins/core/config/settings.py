@@ -296,6 +296,9 @@ class Settings:
   step_grace_s: int = 600
   loader_cpu_threshold: float = 95.0
   loader_saturation_action: str = 'mark'
+  # Rounds of the measured steps in one cluster (populate and its quiesce
+  # run once); each repeat is published with its number.
+  repeats: int = 1
   # cost overrides, USD per hour per VM; 0 means "use the price table".
   server_price_per_hour: float = 0.0
   loader_price_per_hour: float = 0.0
@@ -566,6 +569,7 @@ def Validate(s):
   ):
     _AtLeast(field, getattr(s, field), 1)
   _AtLeast('step_grace_s', s.step_grace_s, 10)
+  _AtLeast('repeats', s.repeats, 1)
   _AtLeast('mixed_write_ratio', s.mixed_write_ratio, 0)
   _AtLeast('mixed_read_ratio', s.mixed_read_ratio, 0)
   if s.mixed_write_ratio + s.mixed_read_ratio == 0:

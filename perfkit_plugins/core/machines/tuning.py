@@ -31,10 +31,15 @@ import yaml
 # every this many cores (seastar scripts/perftune.py, `cores_per_irq_core`).
 CORES_PER_IRQ_CORE = 16
 
-_MASK_LINE_RE = re.compile(r'^0x[0-9a-fA-F]*(,(0x[0-9a-fA-F]*)?)*$')
+# A mask: 0x words, maybe empty ones between them, never at either end.
+_MASK_LINE_RE = re.compile(r'^0x[0-9a-fA-F]*(,+0x[0-9a-fA-F]*)*$')
+# A line of nothing but mask characters: a mask, well formed or not.
+_MASK_LIKE_RE = re.compile(r'^[0-9a-fA-Fx,]*0x[0-9a-fA-Fx,]*$')
 _CPUSET_RE = re.compile(r'--cpuset\s+([0-9,\-]+)')
 _SMP_RE = re.compile(r'--smp\s+(\d+)')
-_RELEASE_RE = re.compile(r'(\d+)\.(\d+)(?:\.(\d+))?')
+# X.Y[.Z] opening a line, then the end or `-`, `~` or `.` (`3.3.rc1-0...`,
+# `2026.1.0~rc1-0...`), so `666.development-0.20200205.abc` has none.
+_RELEASE_RE = re.compile(r'^\s*(\d+)\.(\d+)(?:\.(\d+))?(?=[-~.]|\s*$)', re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,7 +142,9 @@ def ParseCpuMask(text):
   """CPUs of a hwloc CPU mask as printed by perftune.py.
 
   perftune prints `0x0000f000,0x0000000f` (32-bit words, most significant
-  first; an empty word means zero) and may print warnings before it.
+  first; an empty word between two commas means zero, as in
+  `0x3f000000,,0x0000003f`) and may print warnings before it. A comma at
+  either end leaves the words' places unknown, so such a mask is refused.
 
   Args:
     text: perftune.py --get-irq-cpu-mask / --get-cpu-mask output.
@@ -146,12 +153,17 @@ def ParseCpuMask(text):
     frozenset of CPU numbers.
 
   Raises:
-    ValueError: if no mask line is found.
+    ValueError: if no mask line is found, or the last is malformed.
   """
   lines = [l.strip() for l in text.splitlines() if l.strip()]
-  masks = [l for l in lines if _MASK_LINE_RE.match(l)]
+  masks = [l for l in lines if _MASK_LIKE_RE.match(l)]
   if not masks:
     raise ValueError(f'no CPU mask in perftune output: {text!r}')
+  if not _MASK_LINE_RE.match(masks[-1]):
+    raise ValueError(
+        f'malformed CPU mask {masks[-1]!r}: hwloc masks are 0x words'
+        ' joined by commas, with a word at both ends'
+    )
   words = masks[-1].split(',')
   cpus = set()
   for position, word in enumerate(reversed(words)):
@@ -232,7 +244,13 @@ def ParseIoProperties(text):
 
 
 def ReleaseOfVersion(version):
-  """'2026.3.1-0.20261001.abc' -> (2026, 3, 1); None if there is none."""
+  """'2026.3.1-0.20261001.abc' -> (2026, 3, 1); None if there is none.
+
+  `scylla --version` prints the version then `-` and the build. The
+  release opens the text (or a line of it): numbers found later belong to
+  the build, so a development build's `666.development-0.20200205.abc`
+  gives None rather than (0, 20200205).
+  """
   match = _RELEASE_RE.search(version)
   if not match:
     return None

@@ -164,6 +164,10 @@ class Step:
       on the cluster (populate, quiesce).
     runs: the processes of a stress step, one per loader.
     metadata: what the step does, for sample metadata and the plan listing.
+    label: the step's name in samples and reports, the same for every
+      repeat of it ('read_small' for the steps 'read_small.r1' and
+      'read_small.r2'); '' for the name.
+    repeat: which repeat of its round the step belongs to (1..repeats).
   """
 
   name: str
@@ -172,6 +176,13 @@ class Step:
   expected_duration_s: int | None
   runs: tuple[LoaderRun, ...] = ()
   metadata: dict = dataclasses.field(default_factory=dict)
+  label: str = ''
+  repeat: int = 1
+
+  @property
+  def published_name(self):
+    """The step's name in samples and reports (label, else name)."""
+    return self.label or self.name
 
 
 def _Exact(number):
@@ -320,6 +331,12 @@ class _Context:
   remote_dir: str
   num_keys: int
   cluster_ram_bytes: int
+  # The repeat a round plans (Named), 0 when steps are not repeated.
+  repeat: int = 0
+
+  def Named(self, name):
+    """A step's name in this round: `name.r<repeat>` when repeated."""
+    return f'{name}.r{self.repeat}' if self.repeat else name
 
   def Distributions(self):
     return ReadDistributions(
@@ -345,7 +362,7 @@ class _Context:
 
 def _Run(ctx, step, index, role, run, key_range, start_delay_s=0):
   """A LoaderRun for `run` (a StressRun without its log paths)."""
-  stem = posixpath.join(ctx.remote_dir, f'{step}.loader{index}')
+  stem = posixpath.join(ctx.remote_dir, f'{ctx.Named(step)}.loader{index}')
   paths = loader_files.RemotePaths(stem)
   run = dataclasses.replace(
       run,
@@ -516,6 +533,9 @@ def _ReadsOf(ctx, phase, durations):
   steps = []
   for name, size, seconds in schedule:
     extra = {'distribution_size': size}
+    if name.endswith('_warmup'):
+      # Readies the cache for the step after it; no statistic counts it.
+      extra['warmup'] = True
     if size == 'medium':
       extra['working_set_to_ram'] = s.medium_working_set_to_ram
     run = _Stress('read', dists[size], s.threads, duration_s=seconds)
@@ -764,11 +784,57 @@ def _NewContext(
   return _Context(settings, target, remote_dir, num_keys, cluster_ram_bytes)
 
 
+# Phases run once: the data set is written and settles once.
+_ONCE = ('populate', 'quiesce')
+# Kinds of step that change the data (a later read would meet their
+# memtables and compaction backlog).
+_WRITING = ('latency', 'reads_during_writes', 'mixed', 'write_only')
+
+
 def _PhaseSteps(ctx):
+  """The selected phases' steps; the measured ones in `repeats` rounds.
+
+  Round k runs every measured phase once (interleaved round-robin, not one
+  step's repeats back to back, so slow drifts of the cluster spread over
+  every step alike), each step named `<name>.r<k>` with label `<name>`. A
+  round after one that wrote starts with a flush and quiesce, so every
+  repeat starts from a cluster that has settled as the first did.
+  """
+  s = ctx.settings
   steps = []
-  for phase in settings_lib.PHASES:
-    if phase in ctx.settings.phases:
+  for phase in _ONCE:
+    if phase in s.phases:
       steps += _PHASE_PLANNERS[phase](ctx)
+  measured = [
+      p for p in settings_lib.PHASES if p in s.phases and p not in _ONCE
+  ]
+  if s.repeats == 1:
+    for phase in measured:
+      steps += _PHASE_PLANNERS[phase](ctx)
+    return steps
+  for repeat in range(1, s.repeats + 1):
+    round_ctx = dataclasses.replace(ctx, repeat=repeat)
+    if repeat > 1 and any(p in _WRITING for p in measured):
+      settle = _QuiesceStep(
+          round_ctx,
+          measured[0],
+          f'flush_quiesce_before_round_{repeat}',
+          KIND_FLUSH_QUIESCE,
+          repeat=repeat,
+      )
+      steps.append(dataclasses.replace(settle, repeat=repeat))
+    for phase in measured:
+      for step in _PHASE_PLANNERS[phase](round_ctx):
+        metadata = dict(step.metadata, repeat=repeat)
+        steps.append(
+            dataclasses.replace(
+                step,
+                name=round_ctx.Named(step.name),
+                label=step.name,
+                repeat=repeat,
+                metadata=metadata,
+            )
+        )
   return steps
 
 

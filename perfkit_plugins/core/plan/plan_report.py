@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The plan of a run as text: cluster, data set, steps, duration, cost.
+"""The plan of a run as text: cluster, quota, data set, steps, duration, cost.
 
 Pure: the `scylla-phases-plan` command resolves settings, machine shapes
 and prices with PKB's own config machinery and the phase planner, then
@@ -25,6 +25,7 @@ was obtained.
 """
 
 from perfkit_plugins.core import number_format
+from perfkit_plugins.core.machines import local_disks
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.plan import plan_data_set
 from perfkit_plugins.core.plan import plan_estimates
@@ -43,8 +44,33 @@ def _FormatPrice(price, count, machine_type):
 
 
 def _DataDisk(settings, shapes):
+  """The servers' data disk, and what their path to a network disk carries.
+
+  A volume provisioned beyond what the instance reaches of it would make
+  the disk-bound reads measure the instance, so both are shown.
+  """
   if settings.data_disk == 'network':
-    return f'one {settings.network_disk_gb} GB network disk per server'
+    provisioned = [
+        f'{value:,} {unit}'
+        for value, unit in (
+            (shapes.disk_iops, 'IOPS'),
+            (shapes.disk_mib_s, 'MiB/s'),
+        )
+        if value
+    ]
+    given = f' ({" and ".join(provisioned)} provisioned)' if provisioned else ''
+    path = local_disks.EBS_PATHS.get(settings.server_machine_type)
+    reach = (
+        f'; {settings.server_machine_type} reaches at most'
+        f' {path.max_iops:,} IOPS and {path.max_mb_s:g} MB/s of EBS'
+        + ('' if path.optimized_by_default else ', and is not EBS-optimized')
+        if path and settings.cloud == 'AWS'
+        else ''
+    )
+    return (
+        f'one {settings.network_disk_gb} GB network disk per server{given}'
+        f'{reach}'
+    )
   builder = 'scylla_raid_setup' if settings.engine == 'scylla' else 'PKB'
   if shapes.local_ssds == 1:
     return f'1 local SSD per server, set up by {builder}'
@@ -66,12 +92,20 @@ def _ClusterLines(settings, shapes):
       if settings.engine == 'scylla'
       else f'Apache Cassandra {settings.cassandra_version}'
   )
+  figures = [f'{server.vcpus} vCPUs']
+  if server.memory_gib is not None:
+    figures.append(f'{server.memory_gib:g} GiB')
+  if server.numa_nodes:
+    figures.append(f'{server.numa_nodes} NUMA node(s)')
+  shape = ', '.join(figures) + ' each'
+  if server.memory_gib is None:
+    shape += ', memory unknown'
   lines = [
       'Cluster',
       (
           f'  servers: {settings.server_count} x {settings.server_machine_type}'
-          f' on {settings.cloud}: {server.vcpus} vCPUs, {server.memory_gib:g}'
-          f' GiB, {server.numa_nodes} NUMA node(s) each; {database}'
+          f' on {settings.cloud}: {shape} (estimates: the run reads them from'
+          f' the servers); {database}'
       ),
       f'  data: {_DataDisk(settings, shapes)}',
   ]
@@ -98,13 +132,63 @@ def _ClusterLines(settings, shapes):
   return lines
 
 
-def _DataSetLines(settings, data_set):
+def _QuotaLines(settings, shapes):
+  """The Quota section: VMs and vCPUs per region and machine family.
+
+  A run past a cloud's vCPU quota fails after the VMs created before it
+  are paid for, so the figures to check come first.
+  """
+  quota = plan_machines.Quota(settings, shapes)
+  lines = [
+      'Quota (VMs and vCPUs this run creates; check the regional quotas first)'
+  ]
+  width = max(len(q.region or '?') for q in quota)
+  for q in quota:
+    vcpus = (
+        '? vCPUs (type unknown)'
+        if q.vcpus is None
+        else f'{number_format.FormatCount(q.vcpus)} vCPUs'
+    )
+    lines.append(
+        f'  {q.region or "?":<{width}}  {q.family}: {q.vms} VMs, {vcpus}'
+        f' ({", ".join(q.roles)})'
+    )
+  for region in dict.fromkeys(q.region for q in quota):
+    here = [q for q in quota if q.region == region]
+    if len(here) > 1:
+      vcpus = [q.vcpus for q in here]
+      total = '?' if None in vcpus else number_format.FormatCount(sum(vcpus))
+      lines.append(
+          f'  {region or "?":<{width}}  all: {sum(q.vms for q in here)} VMs,'
+          f' {total} vCPUs'
+      )
+  lines.append(
+      '  (GCE counts vCPUs per region: in all (CPUS) and per machine family'
+      ' (N2_CPUS, C2_CPUS...))'
+      if settings.cloud == 'GCP'
+      else (
+          '  (EC2 counts vCPUs per region and instance class, e.g. Running'
+          ' On-Demand Standard instances)'
+      )
+  )
+  return lines
+
+
+def _DataSetLines(settings, data_set, shapes):
   """The Data set section: partitions, stored bytes and reads against RAM.
 
   Whether reads reach the disks depends on these ratios, so each read
   distribution in use is shown with its working set's size.
   """
   per_node_ram = data_set.cluster_ram_bytes / data_set.server_count
+  ram_basis = (
+      f'estimate: {shapes.server_shape.source}'
+      if plan_machines.RamIsEstimated(shapes)
+      else (
+          f'stand-in: no memory figure for {settings.server_machine_type}'
+          ' before its servers report one'
+      )
+  )
   lines = [
       'Data set',
       (
@@ -120,8 +204,8 @@ def _DataSetLines(settings, data_set):
       (
           '  cluster RAM'
           f' {number_format.FormatBytes(data_set.cluster_ram_bytes)}'
-          f' ({number_format.FormatBytes(per_node_ram)} per node); stored /'
-          f' RAM: {data_set.ram_ratio:.2f}'
+          f' ({number_format.FormatBytes(per_node_ram)} per node, {ram_basis});'
+          f' stored / RAM: {data_set.ram_ratio:.2f}'
       ),
   ]
   if not settings.num_keys and not settings.data_set_bytes:
@@ -129,6 +213,12 @@ def _DataSetLines(settings, data_set):
         "  (partitions from the machine type's nominal RAM; the run sizes"
         " them from the servers' measured memory, a little less: give"
         ' --scylla_num_keys to fix them and their key ranges)'
+        if plan_machines.RamIsEstimated(shapes)
+        else (
+            '  (partitions and key ranges here are for the stand-in; the'
+            " run sizes them from the servers' measured memory: give"
+            ' --scylla_num_keys to fix them)'
+        )
     )
   working_sets = plan_data_set.WorkingSets(settings, data_set)
   for size, phases in plan_data_set.UsedDistributions(settings).items():
@@ -239,7 +329,8 @@ def RenderPlan(title, settings, steps, shapes):
   sections = [
       [title, '=' * len(title)],
       _ClusterLines(settings, shapes),
-      _DataSetLines(settings, data_set),
+      _QuotaLines(settings, shapes),
+      _DataSetLines(settings, data_set, shapes),
       [
           'Steps (commands name the servers'
           f' {plan_machines.SERVER_PLACEHOLDER.format("N")}: their addresses at'

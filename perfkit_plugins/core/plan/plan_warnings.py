@@ -26,18 +26,27 @@ cases the settings alone allow, before provisioning:
   above MAX_OPS_PER_THREAD per thread (1 ms per request) the loader cannot
   keep its schedule and response times grow without bound.
 * Medium or large reads whose working set fits in the cluster's RAM.
+* A network data disk the servers' path to it cannot carry (EBS on a type
+  that is not EBS-optimized, or below what the volume was given): the
+  disk-bound reads would measure the instance's link, not the volume.
+* Long runs on servers that cannot live-migrate at host maintenance (Z3
+  with more than 18 TiB of local SSD): an event stops a server mid-run.
 * Machine types without a price.
 """
 
 from perfkit_plugins.core import number_format
 from perfkit_plugins.core.config import settings_limits
+from perfkit_plugins.core.machines import local_disks
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.plan import plan_data_set
 from perfkit_plugins.core.plan import plan_estimates
+from perfkit_plugins.core.plan import plan_machines
 from perfkit_plugins.core.plan import sizing
 
 # Requests per second one cassandra-stress thread can complete at 1 ms each.
 MAX_OPS_PER_THREAD = 1000
+# Runs longer than this on servers that cannot live-migrate are warned of.
+MAINTENANCE_WARNING_S = 3600
 
 
 def _LoaderWarnings(settings, shapes):
@@ -128,12 +137,21 @@ def _RateWarnings(settings, shapes):
   return warnings
 
 
-def _RamWarnings(settings, data_set):
+def _RamWarnings(settings, shapes, data_set):
   """Medium or large reads whose working set fits in the cluster RAM.
 
   Those reads are meant to reach the disks; served from memory they
-  would measure the cache instead. Small reads fit in RAM by design.
+  would measure the cache instead. Small reads fit in RAM by design. With
+  no memory figure for the server type nothing can be compared: that is
+  said instead.
   """
+  if not plan_machines.RamIsEstimated(shapes):
+    return [
+        f'memory: no figure for {settings.server_machine_type} before its'
+        ' servers report one; the data set, working sets and key ranges shown'
+        ' are for a stand-in, the run sizes them from the measured memory'
+        ' (--scylla_num_keys fixes the keys)'
+    ]
   warnings = []
   working_sets = plan_data_set.WorkingSets(settings, data_set)
   for size, phases in plan_data_set.UsedDistributions(settings).items():
@@ -158,13 +176,56 @@ def _RamWarnings(settings, data_set):
   return warnings
 
 
+def _DiskWarnings(settings, shapes):
+  """A network data disk the servers' path to it cannot carry.
+
+  The disk-bound reads (medium, large) would measure that path instead of
+  the volume the run provisioned.
+  """
+  if settings.data_disk != 'network' or settings.cloud != 'AWS':
+    return []
+  shortfall = local_disks.EbsShortfall(
+      settings.server_machine_type, shapes.disk_iops, shapes.disk_mib_s
+  )
+  if not shortfall:
+    return []
+  return [
+      f'data disk: {shortfall}; the disk-bound reads (medium, large) would'
+      " measure the instance's path to EBS, not the volume (choose an"
+      ' EBS-optimized type to measure the volume)'
+  ]
+
+
+def _MaintenanceWarnings(settings, shapes, estimate):
+  """Long runs on servers a host maintenance event stops.
+
+  Such a server is terminated at the event (PKB creates GCE VMs with
+  --no-restart-on-failure unless --gce_automatic_restart), and the step
+  running then fails; the longer the run, the likelier an event.
+  """
+  problem = local_disks.LiveMigrationProblem(
+      settings.cloud, settings.server_machine_type, shapes.local_ssds
+  )
+  if not problem or estimate.min_s <= MAINTENANCE_WARNING_S:
+    return []
+  return [
+      f'maintenance: {problem}; a host maintenance event during this run'
+      f' (at least {number_format.FormatDuration(estimate.min_s)}) stops a'
+      ' server and fails the step it hits (PKB creates VMs with'
+      ' --no-restart-on-failure unless --gce_automatic_restart). Keep runs'
+      ' short, or choose a type with at most 18 TiB (a -standardlssd type)'
+  ]
+
+
 def Warnings(settings, shapes, data_set, estimate):
   """Known traps in these settings, as messages naming the flag to change.
 
   Checked: too few loaders for the server type; very large clusters,
   thread counts and data sets (settings_limits.Large); fixed rates above the
   expected maximum write rate, or above what the loaders' threads can keep;
-  medium or large reads whose working set fits in RAM; unknown prices.
+  medium or large reads whose working set fits in RAM; a network disk the
+  servers' path cannot carry; long runs on servers that cannot live-migrate;
+  unknown prices.
   (A replication factor above the server count never gets here: settings
   validation rejects it, naming the flag.)
 
@@ -174,7 +235,9 @@ def Warnings(settings, shapes, data_set, estimate):
   warnings = _LoaderWarnings(settings, shapes)
   warnings += settings_limits.Large(settings, data_set.keys)
   warnings += _RateWarnings(settings, shapes)
-  warnings += _RamWarnings(settings, data_set)
+  warnings += _RamWarnings(settings, shapes, data_set)
+  warnings += _DiskWarnings(settings, shapes)
+  warnings += _MaintenanceWarnings(settings, shapes, estimate)
   if estimate.usd_per_hour is None:
     warnings.append(
         'cost: no price for '

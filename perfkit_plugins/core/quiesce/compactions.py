@@ -23,7 +23,8 @@ Formats, as read in the tools' sources and real outputs:
 * `nodetool compactionstats`: Cassandra 3.x/4.x and ScyllaDB print
   `pending tasks: N`, one `- ks.table: n` line per table, a blank line, then
   while something runs a table headed `id compaction type keyspace table ...`
-  (ScyllaDB's old JMX nodetool prints `<none>` as the id) closed by
+  (ScyllaDB's old JMX nodetool prints `<none>` as the id; Cassandra 2.0
+  printed no id column and `column family` for `table`) closed by
   `Active compaction remaining time : ...`. Cassandra 5.0 prints one aligned
   key/value table instead: `pending tasks   N`, `<ks> <table> <n>` lines,
   counters, then the same running table (or, with -V, one headed
@@ -73,11 +74,13 @@ SCYLLA_TABLETS_QUERY = (
 _PENDING_RE = re.compile(r'^\s*pending tasks\s*:?\s+(\d+)\s*$', re.I | re.M)
 _RUNNING_HEADER_RE = re.compile(
     (
-        r'^\s*((id\s+)?compaction type\s+keyspace\s+table'
+        r'^\s*((id\s+)?compaction type\s+keyspace\s+(table|column family)'
         r'|keyspace\s+table\s+task id)\b'
     ),
     re.I,
 )
+# A row of the running table ends with its progress (`64.72%`).
+_PROGRESS_RE = re.compile(r'\s\d+(\.\d+)?%\s*$')
 _REMAINING_RE = re.compile(r'^\s*active compaction remaining time\b', re.I)
 _LOCAL_TIME_RE = re.compile(
     r'^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?$'
@@ -127,8 +130,9 @@ class HistoryEntry:
     table: compacted table.
     started_at_ms: start, or None when the source does not tell. From
       nodetool it is the time of the TimeUUID `id`, which Cassandra 4.1+
-      creates when the compaction starts (older versions create it when the
-      history row is written, close to compacted_at).
+      and ScyllaDB create when the compaction starts (older Cassandra
+      versions when the history row is written, close to compacted_at);
+      None when that time is after compacted_at, so no start.
     compacted_at_ms: end.
     bytes_in: bytes read.
     bytes_out: bytes written.
@@ -153,7 +157,9 @@ def ParseCompactionStats(text):
     the total of pending tasks.
 
   Raises:
-    ValueError: the text has no pending tasks line (nodetool failed).
+    ValueError: the text has no pending tasks line (nodetool failed), or
+      a running compaction's row under no known header (uncounted, it
+      would pass for an idle node).
   """
   pending = _PENDING_RE.search(text)
   if not pending:
@@ -167,6 +173,10 @@ def ParseCompactionStats(text):
       running += 1
     elif _RUNNING_HEADER_RE.match(line):
       in_table = True
+    elif _PROGRESS_RE.search(line):
+      raise ValueError(
+          f'compaction row under an unknown header in compactionstats: {line!r}'
+      )
   return CompactionStatus(running=running, pending=int(pending.group(1)))
 
 
@@ -214,16 +224,20 @@ def ParseCompactionHistory(text, tz=datetime.timezone.utc):
       continue
     if len(words) < width:
       raise ValueError(f'short compactionhistory row: {line!r}')
+    compacted = _LocalTimeMs(words[column['compacted_at']], tz)
     if 'started_at' in column:
       started = _LocalTimeMs(words[column['started_at']], tz)
     else:
       started = _TimeUuidMs(words[column['id']])
+      if started is not None and started > compacted:
+        # Not the start: the id was made after the compaction ended.
+        started = None
     entries.append(
         HistoryEntry(
             keyspace=words[column['keyspace_name']],
             table=words[column['columnfamily_name']],
             started_at_ms=started,
-            compacted_at_ms=_LocalTimeMs(words[column['compacted_at']], tz),
+            compacted_at_ms=compacted,
             bytes_in=int(words[column['bytes_in']]),
             bytes_out=int(words[column['bytes_out']]),
         )
@@ -332,7 +346,8 @@ def ParseScyllaTabletTransitions(text):
   """Counts tablets in motion in cqlsh's output of SCYLLA_TABLETS_QUERY.
 
   Reads cqlsh's default table output by column name, so `SELECT *` works
-  too; a column the release does not have counts as null.
+  too; a column the release does not have counts as null, but `stage`
+  (in system.tablets since its first release) must be there.
 
   Args:
     text: cqlsh stdout (table, optionally preceded by other lines and
@@ -343,10 +358,14 @@ def ParseScyllaTabletTransitions(text):
     `transition` set) or whose table is being split or merged.
 
   Raises:
-    ValueError: no cqlsh result table in the text.
+    ValueError: no cqlsh result table in the text, or one without a
+      `stage` column (another table's).
   """
+  names, rows = _ParseCqlshTable(text)
+  if 'stage' not in names:
+    raise ValueError(f'not a system.tablets result (no stage column): {names}')
   moving = 0
-  for row in _ParseCqlshTable(text):
+  for row in rows:
     if row.get('stage') or row.get('transition'):
       moving += 1
     elif row.get('resize_type') in _RESIZING:
@@ -355,7 +374,7 @@ def ParseScyllaTabletTransitions(text):
 
 
 def _ParseCqlshTable(text):
-  """cqlsh's table output -> list of {column: value or None for null}."""
+  """cqlsh's table output -> (column names, [{column: value, None: null}])."""
   lines = text.splitlines()
   for i in range(1, len(lines)):
     if re.fullmatch(r'-+(\+-+)*', lines[i]) and '|' in lines[i - 1]:
@@ -369,5 +388,5 @@ def _ParseCqlshTable(text):
             name: None if cell == 'null' else cell
             for name, cell in zip(names, cells)
         })
-      return rows
+      return names, rows
   raise ValueError(f'no cqlsh result table in:\n{text}')

@@ -16,23 +16,50 @@
 
 Cassandra and ScyllaDB print the same layout: per data center a
 `Datacenter: <name>` line, a legend, a header (`--  Address  Load  Tokens
-Owns ...  Host ID  Rack`), then one line per node starting with a two-letter
-code: status U(p)/D(own), state N(ormal)/L(eaving)/J(oining)/M(oving). Nodes
-with a single token (num_tokens: 1) print no `Tokens` count but a `Token`
-column between `Host ID` and `Rack`.
+Owns ...  Host ID  Rack`), then one line per node, and a blank line. A node
+line starts with its code: the status, U(p), D(own), ? (unknown) or, in
+recent ScyllaDB releases, X (eXcluded) or XU (excluded yet live), then the
+state, N(ormal), L(eaving), J(oining) or M(oving). Load is `?` or a number
+and a unit (`58.28 MiB`, `431 KB`, `0 bytes`); Tokens (`?` for a tablets
+keyspace without a table), Owns and Host ID may be `?`. Nodes with a single
+token (num_tokens: 1) print no `Tokens` count but a `Token` column between
+`Host ID` and `Rack`. The rack is last and may be empty (trailing spaces or
+nothing). Rows are not always aligned with the header (copies are often
+re-spaced), so they are read as words in the header's column order.
+
+A line of a node table that does not read as one raises ValueError rather
+than being skipped: a skipped line would make its node look absent.
 """
 
 import dataclasses
 import re
 
 _DATACENTER_RE = re.compile(r'^Datacenter:\s*(\S+)')
-# Load is '?' or a number and a unit ('58.28 MiB'); the rack is last.
-_NODE_RE = re.compile(
-    r'^(?P<status>[UD])(?P<state>[NLJM])\s+(?P<address>\S+)\s+'
-    r'(?P<load>\?|\S+(?: [A-Za-z]+)?)\s.*?'
-    r'(?P<host_id>[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})'
-    r'\s+(?:.*\s)?(?P<rack>\S+)\s*$'
-)
+_CODE_RE = re.compile(r'^(?P<status>XU|[UDX?])(?P<state>[NLJM])$')
+# Header words -> the column they name; None for the second word of
+# `Owns (effective)` and `Host ID`.
+_HEADER_WORDS = {
+    'Address': 'address',
+    'Load': 'load',
+    'Tokens': 'tokens',
+    'Owns': 'owns',
+    '(effective)': None,
+    'Host': 'host_id',
+    'ID': None,
+    'Token': 'token',
+    'Rack': 'rack',
+}
+_REQUIRED = ('address', 'load', 'owns', 'host_id', 'rack')
+# The one-word columns that have a fixed form, and what it is (address and
+# host id are taken as printed: the plugin compares the one, never reads the
+# other).
+_WORD_FORMS = {
+    'tokens': (re.compile(r'^(?:\?|\d+)$'), 'a count or ?'),
+    'owns': (re.compile(r'^(?:\?|\d+(?:\.\d+)?%)$'), 'a percentage or ?'),
+    'token': (re.compile(r'^-?\d+$'), 'a token'),
+}
+_LOAD_NUMBER_RE = re.compile(r'^-?\d+(?:\.\d+)?$')
+_LOAD_UNIT_RE = re.compile(r'^[A-Za-z]+$')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,11 +68,12 @@ class NodeState:
 
   Attributes:
     address: the node's address.
-    status: 'U' (up) or 'D' (down).
+    status: 'U' (up), 'D' (down), '?' (unknown), 'X' (excluded) or 'XU'
+      (excluded, yet live).
     state: 'N' (normal), 'L' (leaving), 'J' (joining) or 'M' (moving).
     datacenter: data center name.
-    rack: rack name.
-    host_id: the node's host id.
+    rack: rack name ('' when the snitch gives none).
+    host_id: the node's host id as printed ('?' when unknown).
     load: data size as printed ('45.2 MiB', or '?').
   """
 
@@ -62,8 +90,72 @@ class NodeState:
     return self.status == 'U' and self.state == 'N'
 
 
+def _HeaderColumns(line):
+  """The columns a `--  Address  Load ...` header names, in order.
+
+  Raises:
+    ValueError: a word names no known column, or a needed one is missing.
+  """
+  columns = []
+  for word in line.split()[1:]:
+    if word not in _HEADER_WORDS:
+      raise ValueError(f'unknown column {word!r} in nodetool status: {line!r}')
+    if _HEADER_WORDS[word]:
+      columns.append(_HEADER_WORDS[word])
+  missing = [c for c in _REQUIRED if c not in columns]
+  if missing or columns[-1] != 'rack':
+    raise ValueError(f'unknown nodetool status header: {line!r}')
+  return columns
+
+
+def _NodeFields(words, columns):
+  """NodeState's fields but the data center, from a node line's words.
+
+  Args:
+    words: the line's words.
+    columns: the header's columns, the rack last.
+
+  Raises:
+    ValueError: (with the reason) the words do not fit the columns.
+  """
+  code = _CODE_RE.match(words[0])
+  if not code:
+    raise ValueError(
+        f'status code {words[0]!r}: not U, D, ?, X or XU then N, L, J or M'
+    )
+  values = {}
+  words = words[1:]
+  for column in columns[:-1]:
+    if not words:
+      raise ValueError(f'no {column}')
+    word, words = words[0], words[1:]
+    if column == 'load' and word != '?':
+      if not (_LOAD_NUMBER_RE.match(word) and words):
+        raise ValueError(f'load {word!r}: not ? or a size')
+      if not _LOAD_UNIT_RE.match(words[0]):
+        raise ValueError(f'load {word!r}: no unit')
+      word, words = f'{word} {words[0]}', words[1:]
+    elif column in _WORD_FORMS:
+      form, what = _WORD_FORMS[column]
+      if not form.match(word):
+        raise ValueError(f'{column} {word!r}: not {what}')
+    values[column] = word
+  return {
+      'address': values['address'],
+      'status': code.group('status'),
+      'state': code.group('state'),
+      # The last column: empty, or (never seen) several words.
+      'rack': ' '.join(words),
+      'host_id': values['host_id'],
+      'load': values['load'],
+  }
+
+
 def ParseNodetoolStatus(text):
   """Parses `nodetool status` output into one NodeState per node line.
+
+  Every line between a table's header and the blank line (or the next
+  `Datacenter:` line) that ends it is a node line.
 
   Args:
     text: the command's stdout.
@@ -72,28 +164,29 @@ def ParseNodetoolStatus(text):
     list of NodeState in the order printed.
 
   Raises:
-    ValueError: no node line in the text.
+    ValueError: no node line in the text, an unknown header, or a node line
+      that does not fit its header.
   """
   states = []
   datacenter = ''
+  columns = None
   for line in text.splitlines():
     dc = _DATACENTER_RE.match(line)
+    words = line.split()
     if dc:
-      datacenter = dc.group(1)
-      continue
-    node = _NODE_RE.match(line)
-    if node:
-      states.append(
-          NodeState(
-              address=node.group('address'),
-              status=node.group('status'),
-              state=node.group('state'),
-              datacenter=datacenter,
-              rack=node.group('rack'),
-              host_id=node.group('host_id'),
-              load=node.group('load'),
-          )
-      )
+      datacenter, columns = dc.group(1), None
+    elif words[:2] == ['--', 'Address']:
+      columns = _HeaderColumns(line)
+    elif not words or words[0] == 'Note:':
+      columns = None
+    elif columns:
+      try:
+        fields = _NodeFields(words, columns)
+      except ValueError as e:
+        raise ValueError(
+            f'unreadable nodetool status line ({e}): {line!r}'
+        ) from e
+      states.append(NodeState(datacenter=datacenter, **fields))
   if not states:
     raise ValueError(f'no node in nodetool status:\n{text}')
   return states

@@ -23,6 +23,16 @@ value printed with str()) or `metadata` (--nocollapse_labels). Only samples
 of this benchmark count: those whose metadata has `scylla_step`; the sample
 names and metadata keys are core/results/sample_rows.py's.
 
+A file may hold several runs and a run several repeats of its measured
+steps. A run is every sample of one cluster (`scylla_cluster`, else PKB's
+run_uri) and one Run stage (`scylla_run_start`): several `--run_stage=run`
+on one cluster are several runs. A repeated step publishes one sample per
+repeat (`scylla_repeat` 1..R) and an aggregate across them (`scylla_repeat`
+0); the tables show the aggregate, or the geometric mean of the repeats
+when a file has none, and a figure's confidence interval where its sample
+carries one (`scylla_ci_low`, `scylla_ci_high`). Files written before
+these keys existed are one run per run_uri, one repeat.
+
 Tables, per run: throughput per step and op type (op/s, per server vCPU,
 per shard, per dollar, errors, loader CPU, status); latency percentiles
 (ms) per step, op type and kind (`st` service time, `rt` response time of
@@ -33,16 +43,33 @@ two runs share, side by side with the ratio of each run to the first.
 
 import ast
 import dataclasses
+import datetime
+import functools
 import json
+import math
 import os
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from perfkit_plugins.core import number_format
 
 STEP_KEY = 'scylla_step'
 OP_KEY = 'scylla_op'
 KIND_KEY = 'scylla_latency_kind'
+# Which cluster and which Run stage a sample belongs to, and its repeat.
+CLUSTER_KEY = 'scylla_cluster'
+RUN_START_KEY = 'scylla_run_start'
+REPEAT_KEY = 'scylla_repeat'
+REPEATS_KEY = 'scylla_repeats'
+WARMUP_KEY = 'scylla_warmup'
+# A figure's confidence interval (core/stats/intervals.Interval's fields).
+CI_PREFIX = 'scylla_ci_'
+CI_LOW = 'scylla_ci_low'
+CI_HIGH = 'scylla_ci_high'
+CI_LEVEL = 'scylla_ci_level'
+CI_COVERS = 'scylla_ci_covers'
+# scylla_repeat of a sample aggregating every repeat of one run.
+AGGREGATE_REPEAT = 0
 # PKB's time series metadata keys (perfkitbenchmarker/sample.py).
 SERIES_VALUES = 'values'
 SERIES_TIMESTAMPS = 'timestamps'
@@ -97,12 +124,16 @@ class Row:
     value: its value.
     unit: its unit.
     metadata: its metadata, values typed back from PKB's labels.
+    run_uri: PKB's run_uri of the sample ('' when absent).
+    timestamp: when PKB made the sample (epoch seconds; 0 when absent).
   """
 
   metric: str
   value: float
   unit: str
   metadata: Mapping[str, Any]
+  run_uri: str = ''
+  timestamp: float = 0.0
 
   @property
   def step(self):
@@ -116,6 +147,35 @@ class Row:
   def kind(self):
     return self.metadata.get(KIND_KEY, '')
 
+  @property
+  def repeat(self):
+    """1..R for one repeat, 0 for the aggregate, None in older files."""
+    return self.metadata.get(REPEAT_KEY)
+
+  def Interval(self):
+    """(low, high) of the sample's confidence interval, or None.
+
+    None also when a bound is not finite (an unbounded interval says
+    nothing a table could show).
+    """
+    low = _Float(self.metadata.get(CI_LOW))
+    high = _Float(self.metadata.get(CI_HIGH))
+    if low is None or high is None:
+      return None
+    if not (math.isfinite(low) and math.isfinite(high)):
+      return None
+    return low, high
+
+
+def _Float(value):
+  """A metadata value as a float ('inf' too), None when it is not one."""
+  if value is None or isinstance(value, bool):
+    return None
+  try:
+    return float(value)
+  except (TypeError, ValueError):
+    return None
+
 
 def _Typed(text):
   """A label value back as the number, list or bool str() printed.
@@ -128,6 +188,12 @@ def _Typed(text):
   if _NUMBER_RE.match(text):
     return float(text) if set(text) & set('.eE') else int(text)
   if text.startswith('[') and text.endswith(']'):
+    try:
+      # A list of numbers (a time series) is JSON, which parses ten times
+      # faster than Python's literal syntax; anything else falls through.
+      return json.loads(text)
+    except ValueError:
+      pass
     try:
       return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -145,11 +211,32 @@ def ParseLabels(labels):
     return {}
   if not (labels.startswith('|') and labels.endswith('|')):
     raise ResultsError(f'not PKB labels: {labels[:80]!r}')
+  entries = labels[1:-1].split('|,|')
+  if '[' not in labels:
+    return dict(map(_TypedEntry, entries))
   metadata = {}
-  for entry in labels[1:-1].split('|,|'):
-    key, _, value = entry.partition(':')
-    metadata[key] = _Typed(value)
+  for entry in entries:
+    if entry.endswith(']'):
+      # A time series: long, never repeated, and a list (mutable): typed
+      # afresh rather than cached.
+      key, _, value = entry.partition(':')
+      metadata[key] = _Typed(value)
+    else:
+      key, value = _TypedEntry(entry)
+      metadata[key] = value
   return metadata
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _TypedEntry(entry):
+  """('key', typed value) of one `key:value` label entry, cached.
+
+  Every sample of a run repeats most of the run's labels (engine, machines,
+  tuning, step): typing each distinct entry once makes reading a file of
+  30 runs several times faster.
+  """
+  key, _, value = entry.partition(':')
+  return key, _Typed(value)
 
 
 def ParseResults(text, name='results'):
@@ -177,7 +264,12 @@ def ParseResults(text, name='results'):
           else ParseLabels(sample.get('labels', ''))
       )
       row = Row(
-          sample['metric'], float(sample['value']), sample['unit'], metadata
+          sample['metric'],
+          float(sample['value']),
+          sample['unit'],
+          metadata,
+          str(sample.get('run_uri') or ''),
+          float(sample.get('timestamp') or 0.0),
       )
     except (ValueError, KeyError, TypeError) as e:
       raise ResultsError(f'{name}:{number}: not a PKB sample: {e}') from e
@@ -186,27 +278,150 @@ def ParseResults(text, name='results'):
   return rows
 
 
+def _MeanOfRepeats(values):
+  """Geometric mean when all values are positive, else the arithmetic mean.
+
+  As core/stats/intervals.ClusterValues averages a cluster's repeats: the
+  noise of rates and latencies is multiplicative.
+  """
+  if all(v > 0 for v in values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+  return sum(values) / len(values)
+
+
 @dataclasses.dataclass(frozen=True)
 class Run:
-  """The samples of one benchmark run, and what to call it."""
+  """The samples of one benchmark run, and what to call it.
+
+  Attributes:
+    label: what the report calls it.
+    rows: its samples, in file order.
+    cluster: the cluster it ran on (`scylla_cluster`, else PKB's run_uri,
+      else the file's name).
+    run_start: when its Run stage started (epoch seconds), None when the
+      samples do not say.
+    source: the file it came from.
+  """
 
   label: str
   rows: tuple[Row, ...]
+  cluster: str = ''
+  run_start: Optional[float] = None
+  source: str = ''
+
+  @functools.cached_property
+  def _index(self):
+    """(metric, step, op, kind) -> rows, every repeat, in file order."""
+    index = {}
+    for r in self.rows:
+      index.setdefault((r.metric, r.step, r.op, r.kind), []).append(r)
+    return index
 
   def Steps(self):
     """Step names in the order the run published them."""
     return list(dict.fromkeys(r.step for r in self.rows))
 
+  def Rows(self, metric, step, op='', kind=''):
+    """Every sample of one figure: one per repeat, and the aggregate."""
+    return list(self._index.get((metric, step, op, kind), ()))
+
+  def Pick(self, metric, step, op='', kind=''):
+    """The sample that stands for a figure of the run, or None.
+
+    The aggregate of the repeats (scylla_repeat 0) when there is one; else,
+    when the figure was repeated, a sample holding the geometric mean of
+    the repeats (without an interval: a repeat's interval is not the
+    mean's); else the figure's first sample.
+    """
+    rows = self._index.get((metric, step, op, kind))
+    if not rows:
+      return None
+    if len(rows) == 1:
+      return rows[0]
+    for r in rows:
+      if r.repeat == AGGREGATE_REPEAT:
+        return r
+    repeats = [r for r in rows if r.repeat]
+    if not repeats:
+      return rows[0]
+    metadata = {
+        k: v
+        for k, v in repeats[0].metadata.items()
+        if not k.startswith(CI_PREFIX)
+    }
+    metadata[REPEAT_KEY] = AGGREGATE_REPEAT
+    return dataclasses.replace(
+        repeats[0],
+        value=_MeanOfRepeats([r.value for r in repeats]),
+        metadata=metadata,
+    )
+
   def Value(self, metric, step, op='', kind=''):
-    """The value of a sample, or None."""
-    for r in self.rows:
-      if (r.metric, r.step, r.op, r.kind) == (metric, step, op, kind):
-        return r.value
-    return None
+    """The value of a figure (see Pick), or None."""
+    row = self.Pick(metric, step, op, kind)
+    return None if row is None else row.value
 
   def Find(self, metric):
     """Rows of one metric, in file order."""
     return [r for r in self.rows if r.metric == metric]
+
+  def Repeats(self):
+    """Repeats of its measured steps (`scylla_repeats`, else as published)."""
+    published = [
+        r.metadata[REPEATS_KEY]
+        for r in self.rows
+        if isinstance(r.metadata.get(REPEATS_KEY), int)
+    ]
+    if published:
+      return max(published)
+    return max((r.repeat or 1 for r in self.rows), default=1)
+
+  def Time(self):
+    """When it ran: its Run stage's start, else its first sample's time."""
+    if self.run_start is not None:
+      return self.run_start
+    return min((r.timestamp for r in self.rows), default=0.0)
+
+  def Metadata(self, *keys):
+    """The first value any sample has for the first key present, or None."""
+    for key in keys:
+      for r in self.rows:
+        value = r.metadata.get(key)
+        if value not in (None, ''):
+          return value
+    return None
+
+
+def PublishedKind(kinds):
+  """The latency kind that stands for a step's op type.
+
+  `rt` where the step ran at a fixed rate (the response time a client
+  sees, delays included), else `st`.
+
+  Args:
+    kinds: the kinds the step published for one op type.
+
+  Returns:
+    The kind, or None for none.
+  """
+  for kind in ('rt', 'st'):
+    if kind in kinds:
+      return kind
+  return min(kinds, default=None)
+
+
+def IsWarmup(step, metadata):
+  """Whether a step only readies the cluster (never compared)."""
+  return bool(metadata.get(WARMUP_KEY)) or str(step).endswith('_warmup')
+
+
+def IsoTime(epoch_s):
+  """Epoch seconds as ISO 8601 in UTC, to the second."""
+  return (
+      datetime.datetime.fromtimestamp(epoch_s, datetime.timezone.utc)
+      .replace(microsecond=0)
+      .isoformat()
+  )
 
 
 def RunLabel(rows, name):
@@ -221,8 +436,62 @@ def RunLabel(rows, name):
   return name
 
 
+def SplitRuns(rows, name):
+  """One file's rows -> its runs, in the order they first appear.
+
+  A run is every sample of one cluster and one Run stage: the key is
+  (`scylla_cluster`, else the sample's run_uri, else the file's name;
+  `scylla_run_start`, None in older files).
+
+  Args:
+    rows: the file's rows (ParseResults).
+    name: the file's name.
+
+  Returns:
+    list of Run, labelled by RunLabel (not yet unique).
+  """
+  groups = {}
+  for r in rows:
+    cluster = str(r.metadata.get(CLUSTER_KEY) or r.run_uri or name)
+    start = _Float(r.metadata.get(RUN_START_KEY))
+    groups.setdefault((cluster, start), []).append(r)
+  return [
+      Run(RunLabel(group, name), tuple(group), cluster, start, name)
+      for (cluster, start), group in groups.items()
+  ]
+
+
+def _UniqueLabels(runs):
+  """Labels that tell runs apart: the file's name, then the run's start."""
+  labels = [r.label for r in runs]
+  unique = []
+  for index, run in enumerate(runs):
+    if labels.count(run.label) == 1:
+      unique.append(run)
+      continue
+    suffix = os.path.basename(run.source)
+    siblings = [
+        other
+        for other in runs
+        if other.label == run.label and other.source == run.source
+    ]
+    if len(siblings) > 1:
+      when = (
+          IsoTime(run.run_start)
+          if run.run_start is not None
+          else f'run {index + 1}'
+      )
+      suffix = f'{suffix}, {when}'
+    unique.append(dataclasses.replace(run, label=f'{run.label} ({suffix})'))
+  return unique
+
+
 def LoadRuns(named_texts):
-  """Runs from [(file name, contents)], labels made unique by file name.
+  """Runs from [(file name, contents)], labels made unique.
+
+  A file may hold several runs (SplitRuns); a run's label gets the file's
+  name when another run has the same label, and its start when another
+  run of the same file has too.
 
   Raises:
     ResultsError: a file is unreadable or has no scylla_phases sample.
@@ -232,14 +501,8 @@ def LoadRuns(named_texts):
     rows = ParseResults(text, name)
     if not rows:
       raise ResultsError(f'{name}: no scylla_phases samples')
-    runs.append(Run(RunLabel(rows, name), tuple(rows)))
-  labels = [r.label for r in runs]
-  return [
-      dataclasses.replace(run, label=f'{run.label} ({os.path.basename(name)})')
-      if labels.count(run.label) > 1
-      else run
-      for run, (name, _) in zip(runs, named_texts)
-  ]
+    runs += SplitRuns(rows, name)
+  return _UniqueLabels(runs)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,16 +536,33 @@ def _Cell(metric, value):
   return FormatNumber(value)
 
 
+def FigureCell(run, metric, step, op='', kind=''):
+  """A figure of the run, with its interval when its sample has one.
+
+  E.g. '12,345 [12,100, 12,590]'.
+  """
+  row = run.Pick(metric, step, op, kind)
+  if row is None:
+    return '-'
+  cell = _Cell(metric, row.value)
+  bounds = row.Interval()
+  if bounds is None:
+    return cell
+  return f'{cell} [{_Cell(metric, bounds[0])}, {_Cell(metric, bounds[1])}]'
+
+
 def _OpKeys(run, metric):
   """(step, op) pairs with a `metric` sample, in file order."""
   return list(dict.fromkeys((r.step, r.op) for r in run.Find(metric)))
 
 
 def _Status(run, step):
-  for r in run.Find('phase_status'):
-    if r.step == step:
-      return r.metadata.get('scylla_status', 'ok' if r.value else 'failed')
-  return ''
+  """The step's status; a repeat that failed makes the step's."""
+  statuses = [r for r in run.Find('phase_status') if r.step == step]
+  if not statuses:
+    return ''
+  worst = min(statuses, key=lambda r: bool(r.value))
+  return worst.metadata.get('scylla_status', 'ok' if worst.value else 'failed')
 
 
 def ThroughputTable(run):
@@ -290,7 +570,7 @@ def ThroughputTable(run):
   rows = []
   for step, op in _OpKeys(run, 'op_rate'):
     cells = [step, op]
-    cells += [_Cell(m, run.Value(m, step, op)) for m, _ in THROUGHPUT_METRICS]
+    cells += [FigureCell(run, m, step, op) for m, _ in THROUGHPUT_METRICS]
     cpu = run.Value('loader_cpu_max', step)
     cells += [_Cell('', cpu), _Status(run, step)]
     rows.append(tuple(cells))
@@ -308,9 +588,7 @@ def LatencyTable(run):
   keys = dict.fromkeys((r.step, r.op, r.kind) for r in run.Find('latency_p99'))
   rows = tuple(
       (step, op, kind)
-      + tuple(
-          _Cell(m, run.Value(m, step, op, kind)) for m, _ in LATENCY_METRICS
-      )
+      + tuple(FigureCell(run, m, step, op, kind) for m, _ in LATENCY_METRICS)
       for step, op, kind in keys
   )
   return Table(
@@ -390,7 +668,11 @@ def FailedTable(run):
   """Steps whose phase_status is 0, with the error they recorded."""
   rows = tuple(
       (
-          r.step,
+          (
+              f'{r.step} (repeat {r.repeat})'
+              if r.repeat and (r.repeat > 1 or run.Repeats() > 1)
+              else r.step
+          ),
           r.metadata.get('scylla_status', ''),
           r.metadata.get('scylla_error', ''),
       )
@@ -475,13 +757,41 @@ def RenderTable(table):
   return '\n'.join(lines)
 
 
+def _Notes(run):
+  """Lines under a run's heading saying what repeats and intervals mean.
+
+  Empty for a run of one repeat without intervals (older files).
+  """
+  notes = []
+  repeats = run.Repeats()
+  if repeats > 1:
+    notes.append(
+        f'{repeats} repeats of each measured step: every figure is their'
+        ' aggregate (the geometric mean of the repeats when the file has no'
+        ' aggregate)'
+    )
+  covers = {}
+  for r in run.rows:
+    # Only the samples the tables show: a repeated run's aggregates.
+    shown = repeats == 1 or r.repeat in (None, AGGREGATE_REPEAT)
+    if shown and r.Interval() is not None:
+      covers.setdefault(r.metadata.get(CI_COVERS, ''), r.metadata.get(CI_LEVEL))
+  if covers:
+    level = next(iter(covers.values()))
+    name = f'{level:.0%}' if isinstance(level, float) else 'confidence'
+    scope = ', '.join(sorted(c for c in covers if c)) or 'unknown'
+    notes.append(f'[low, high]: {name} interval (covers: {scope})')
+  return ''.join(f'\n{note}' for note in notes)
+
+
 def RenderReport(runs):
   """The report: each run's tables, then the comparison of several runs."""
   sections = []
   for i, run in enumerate(runs):
     heading = f'[{i + 1}] {run.label}'
+    heading += '\n' + '=' * len(heading) + _Notes(run)
     tables = [RenderTable(t) for t in RunTables(run)]
-    sections.append('\n\n'.join([heading + '\n' + '=' * len(heading)] + tables))
+    sections.append('\n\n'.join([heading] + tables))
   if len(runs) > 1:
     sections.append(RenderTable(ComparisonTable(runs)))
   return '\n\n\n'.join(sections)
@@ -489,7 +799,10 @@ def RenderReport(runs):
 
 @dataclasses.dataclass(frozen=True)
 class Series:
-  """One time series sample: values at seconds since its first point."""
+  """One time series sample: values at seconds since its first point.
+
+  `repeat` is the repeat it belongs to (1..R); 0 in older files.
+  """
 
   step: str
   op: str
@@ -498,6 +811,7 @@ class Series:
   times_s: tuple[float, ...]
   values: tuple[float, ...]
   start_ms: float
+  repeat: int = 0
 
 
 def SeriesOf(run, metric):
@@ -522,6 +836,7 @@ def SeriesOf(run, metric):
             tuple((t - start) / 1000.0 for t in stamps),
             tuple(float(v) for v in values),
             start,
+            r.repeat or 0,
         )
     )
   return series

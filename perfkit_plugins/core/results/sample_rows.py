@@ -39,6 +39,13 @@ report tool can rely on these names:
   `scylla_status` ('ok', 'failed', 'timeout', 'loader_saturated') and
   `scylla_error`.
 
+Figures with a confidence interval carry it in `scylla_ci_*` keys
+(CiMetadata): op_rate (and op_rate_per_vcpu, op_rate_per_shard and
+ops_per_dollar, proportional to it) and latency_p50/p95/p99/p999 get their
+within-run interval (step_results: covers 'within_run'); RepeatRows adds,
+for a run that repeats its steps, one row per figure across the repeats
+(`scylla_repeat` 0, covers 'within_cluster').
+
 Every metadata key starts with `scylla_` (PKB raises when a benchmark key
 collides with one of its own), except the time series keys PKB's
 CreateTimeSeriesSample adds itself. Lists in step metadata become
@@ -46,7 +53,8 @@ comma-separated strings, which every publisher can store.
 """
 
 import dataclasses
-from typing import Any, Mapping, Optional
+import math
+from typing import Any, Mapping, Optional, Sequence
 
 from perfkit_plugins.core.machines import cost
 from perfkit_plugins.core.plan import plan
@@ -63,6 +71,27 @@ _LATENCY_FIELDS = (
     ('latency_p999', 'p999_ms'),
     ('latency_max', 'max_ms'),
 )
+CI_PREFIX = 'scylla_ci_'
+# Rows proportional to op_rate: its relative interval is theirs.
+_RATE_ROWS = (
+    'op_rate',
+    'op_rate_per_vcpu',
+    'op_rate_per_shard',
+    'ops_per_dollar',
+)
+# The figures RepeatRows aggregates across repeats.
+_REPEATED_METRICS = frozenset(
+    _RATE_ROWS + ('latency_p50', 'latency_p95', 'latency_p99', 'latency_p999')
+)
+# Metadata of one repeat that an aggregate across repeats does not keep.
+_PER_REPEAT_KEYS = frozenset({
+    'scylla_repeat',
+    'scylla_window_start',
+    'scylla_window_end',
+    'scylla_loader_cpu_max',
+    'scylla_loader_cpu_peak',
+    'scylla_loader_cpu_unknown',
+})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +144,12 @@ class RunContext:
     server_price: price of one server VM (cost.LookUp), None when unknown.
     tuning: extra metadata (shards per node, cpuset, IRQ CPUs, io
       properties, Cassandra tuning...); keys get the prefix if they lack it.
+    cluster: the cluster's identity: PKB's benchmark spec uuid (the samples'
+      run_uri), shared by every stage of a staged run and distinct for
+      every copy of --num_benchmark_copies.
+    run_start: when this Run started (controller clock, epoch seconds):
+      tells apart several Run stages on one cluster.
+    repeats: rounds of the measured steps (--scylla_repeats).
   """
 
   engine: str
@@ -125,6 +160,9 @@ class RunContext:
   shards: Optional[int] = None
   server_price: Optional[cost.Price] = None
   tuning: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  cluster: str = ''
+  run_start: int = 0
+  repeats: int = 1
 
   @property
   def cluster_usd_per_hour(self):
@@ -157,6 +195,9 @@ def _ContextMetadata(context):
       'scylla_servers': context.servers,
       'scylla_server_machine_type': context.server_machine_type,
       'scylla_server_vcpus': context.server_vcpus,
+      'scylla_cluster': context.cluster,
+      'scylla_run_start': context.run_start,
+      'scylla_repeats': context.repeats,
   })
   if context.shards is not None:
     metadata['scylla_shards'] = context.shards
@@ -181,7 +222,11 @@ def StepMetadata(step, context):
   """Metadata every sample of a step carries."""
   metadata = {_Key(k): _Flat(v) for k, v in step.metadata.items()}
   metadata.update(_ContextMetadata(context))
-  metadata.update(scylla_phase=step.phase, scylla_step=step.name)
+  metadata.update(
+      scylla_phase=step.phase,
+      scylla_step=step.published_name,
+      scylla_repeat=step.repeat,
+  )
   return metadata
 
 
@@ -221,6 +266,44 @@ def _OpMetadata(step, op_result, base):
   return metadata
 
 
+def CiMetadata(interval, value):
+  """The scylla_ci_* metadata of a figure's confidence interval.
+
+  Keys: scylla_ci_low and scylla_ci_high (the value's unit; left out when
+  the interval is unbounded), scylla_ci_level, scylla_ci_method,
+  scylla_ci_covers ('within_run', 'within_cluster'), scylla_ci_units (the
+  independent units it rests on), scylla_ci_se_log (standard error of
+  log(value); left out when unknown), scylla_ci_dof and scylla_ci_warning
+  ('' when none).
+
+  Args:
+    interval: stats.intervals.Interval of the figure, or of a figure it is
+      proportional to.
+    value: the published figure; bounds are scaled by value / estimate
+      (the same relative interval) when they differ.
+  """
+  metadata = {
+      'scylla_ci_level': interval.level,
+      'scylla_ci_method': interval.method,
+      'scylla_ci_covers': interval.covers,
+      'scylla_ci_units': float(interval.units),
+      'scylla_ci_dof': float(interval.dof),
+      'scylla_ci_warning': interval.warning,
+  }
+  if math.isfinite(interval.standard_error):
+    metadata['scylla_ci_se_log'] = interval.standard_error
+  low, high = interval.low, interval.high
+  if value != interval.estimate:
+    if interval.estimate <= 0:
+      return metadata
+    low *= value / interval.estimate
+    high *= value / interval.estimate
+  if math.isfinite(low) and math.isfinite(high):
+    metadata['scylla_ci_low'] = low
+    metadata['scylla_ci_high'] = high
+  return metadata
+
+
 def _SeriesRow(metric, unit, points, value_of, interval_s, metadata):
   """A time series row of the points value_of does not map to None."""
   kept = [(p.start_s, value_of(p)) for p in points if value_of(p) is not None]
@@ -242,7 +325,9 @@ def _OpRows(step, result, op_result, context, base):
 
   Rates, counts and duration; rates per vCPU, per shard and per dollar
   where the cluster's size and price are known; the latency percentiles
-  of each latency kind; and the op rate and p99 time series.
+  of each latency kind; and the op rate and p99 time series. The op rate,
+  the rates proportional to it and the percentiles carry their within-run
+  intervals (CiMetadata) when the result has them.
   """
   metadata = _OpMetadata(step, op_result, base)
   rate = op_result.op_rate
@@ -289,9 +374,26 @@ def _OpRows(step, result, op_result, context, base):
     )
   for kind, summary in sorted(op_result.latency.items()):
     kind_metadata = dict(metadata, scylla_latency_kind=kind)
-    rows += [
-        SampleRow(metric, getattr(summary, field), 'ms', kind_metadata)
-        for metric, field in _LATENCY_FIELDS
+    kind_intervals = op_result.latency_intervals.get(kind, {})
+    for metric, field in _LATENCY_FIELDS:
+      value = getattr(summary, field)
+      row_metadata = kind_metadata
+      if field in kind_intervals:
+        row_metadata = dict(
+            kind_metadata, **CiMetadata(kind_intervals[field], value)
+        )
+      rows.append(SampleRow(metric, value, 'ms', row_metadata))
+  if op_result.rate_interval is not None:
+    rows = [
+        dataclasses.replace(
+            row,
+            metadata=dict(
+                row.metadata, **CiMetadata(op_result.rate_interval, row.value)
+            ),
+        )
+        if row.metric in _RATE_ROWS
+        else row
+        for row in rows
     ]
   st_series = op_result.series.get(step_results.SERVICE_TIME, ())
   rows.append(
@@ -451,3 +553,101 @@ def OutcomeRows(outcome, context):
   if step.kind == plan.KIND_STRESS:
     return StressRows(step, outcome.result, context)
   return QuiesceRows(step, outcome.result, context)
+
+
+def _StepKey(row):
+  """What identifies the step (one repeat of it) a row belongs to."""
+  metadata = row.metadata
+  return tuple(
+      metadata.get(PREFIX + key)
+      for key in ('cluster', 'run_start', 'step', 'repeat')
+  )
+
+
+def RepeatRows(rows: Sequence[SampleRow]) -> list[SampleRow]:
+  """Rows of each figure across the repeats of its step on one cluster.
+
+  For each step label, op type, latency kind and figure (op_rate,
+  op_rate_per_vcpu, op_rate_per_shard, ops_per_dollar,
+  latency_p50/p95/p99/p999) that at least 2 repeats measured, one row:
+  the geometric mean of the repeats' values
+  (stats.intervals.MeanOfUnits, covering 'within_cluster': this cluster's
+  run-to-run noise, nothing about other clusters) with its interval in
+  the scylla_ci_* keys. Its metadata is the first repeat's, with
+  `scylla_repeat` 0 (across repeats), `scylla_repeats_aggregated` the
+  repeats averaged (e.g. '1,3' when repeat 2 failed), the loaders marked
+  saturated if they were in any repeat, and without what belongs to one
+  repeat: its window, its loaders' CPU and its within-run interval.
+
+  Warm-up steps (`scylla_warmup`), steps that did not succeed
+  (phase_status 0), time series and rows of runs without repeats are left
+  out. Rows are grouped by cluster and Run start too, so the rows of
+  several Runs can be given together.
+
+  Args:
+    rows: every SampleRow of a Run (all steps, all repeats).
+
+  Returns:
+    The new rows, in the order their figures first appear; [] when no
+    step was repeated.
+  """
+  failed = {
+      _StepKey(row)
+      for row in rows
+      if row.metric == 'phase_status' and not row.value
+  }
+  groups = {}
+  for row in rows:
+    metadata = row.metadata
+    if (
+        row.series is not None
+        or row.metric not in _REPEATED_METRICS
+        or metadata.get('scylla_warmup')
+        or not metadata.get('scylla_repeat')
+        or metadata.get('scylla_repeats', 1) < 2
+        or _StepKey(row) in failed
+        or not math.isfinite(row.value)
+    ):
+      continue
+    figure = tuple(
+        metadata.get(PREFIX + key)
+        for key in ('cluster', 'run_start', 'step', 'op', 'latency_kind')
+    ) + (row.metric,)
+    groups.setdefault(figure, {}).setdefault(metadata['scylla_repeat'], row)
+  if not any(len(by_repeat) > 1 for by_repeat in groups.values()):
+    return []
+  # pylint: disable-next=import-outside-toplevel  # scipy: not at pkb.py start
+  from perfkit_plugins.core.stats import intervals
+
+  result = []
+  for by_repeat in groups.values():
+    if len(by_repeat) < 2:
+      continue
+    repeats = sorted(by_repeat)
+    interval = intervals.MeanOfUnits(
+        [by_repeat[r].value for r in repeats],
+        step_results.CONFIDENCE_LEVEL,
+        intervals.WITHIN_CLUSTER,
+    )
+    first = by_repeat[repeats[0]]
+    metadata = {
+        key: value
+        for key, value in first.metadata.items()
+        if key not in _PER_REPEAT_KEYS and not key.startswith(CI_PREFIX)
+    }
+    metadata.update(
+        scylla_repeat=0,
+        scylla_repeats_aggregated=_Flat(repeats),
+        **CiMetadata(interval, interval.estimate),
+    )
+    if any(
+        by_repeat[r].metadata.get('scylla_loader_saturated') for r in repeats
+    ):
+      metadata.update(
+          scylla_loader_saturated=True,
+          scylla_status=outcomes.STATUS_SATURATED,
+      )
+    result.append(
+        SampleRow(first.metric, interval.estimate, first.unit, metadata)
+    )
+  return result

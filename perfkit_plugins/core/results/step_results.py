@@ -41,6 +41,11 @@ this module computes. The rules (docs/measurement.md, on the shared window):
   * Operations, partitions and errors: summed over loaders.
   * Time series: per HDR interval, the op rate and latency percentiles of
     the merged histograms.
+  * Within-run confidence intervals (stats.intervals, covering this run
+    only) of the op rate and of the p50, p95, p99 and p99.9 of each latency
+    kind: batch means over the op rate series inside the common window,
+    and a block bootstrap over the per-interval histograms (RateInterval,
+    PercentileIntervals).
 * Loader CPU (loader_checks.py): a step whose busiest loader was busy for at
   least `loader_cpu_threshold` percent of the step is saturated; with
   `loader_saturation_action` 'fail' that fails the step, with 'mark' its
@@ -50,7 +55,8 @@ Times are epoch seconds on the controller's clock unless said otherwise.
 """
 
 import dataclasses
-from typing import Mapping, Optional
+import math
+from typing import Mapping, Optional, TYPE_CHECKING
 
 from perfkit_plugins.core.results import histograms
 from perfkit_plugins.core.results import loader_checks
@@ -58,9 +64,26 @@ from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.core.stress import stress_output
 
+if TYPE_CHECKING:
+  # For annotations only: importing it loads scipy, which pkb.py start-up
+  # must not (the functions that compute intervals import it).
+  from perfkit_plugins.core.stats import intervals
+
 TOTAL = 'total'
 SERVICE_TIME = 'st'
 RESPONSE_TIME = 'rt'
+CONFIDENCE_LEVEL = 0.95
+# The published percentiles that get an interval: HistogramSummary field ->
+# the percentile as a fraction.
+PERCENTILE_FIELDS = (
+    ('p50_ms', 0.5),
+    ('p95_ms', 0.95),
+    ('p99_ms', 0.99),
+    ('p999_ms', 0.999),
+)
+# A series step counts in the op rate's interval when at least this share
+# of it lies in the common window (see RateInterval).
+_INSIDE_SHARE = 0.9
 # The op type of single-type runs, by LoaderRun.role; mixed runs name their
 # op types in their Results block.
 _ROLE_OPS = {'writer': 'WRITE', 'reader': 'READ'}
@@ -85,6 +108,12 @@ class OpResult:
     errors: errors, summed over loaders.
     latency: kind ('st', 'rt') -> merged latency statistics.
     series: kind -> merged per-interval statistics (histograms.SeriesPoint).
+    rate_interval: op_rate's within-run interval (RateInterval): batch
+      means of the per-interval op rates, scaled to op_rate; None when not
+      computed.
+    latency_intervals: kind -> HistogramSummary field ('p50_ms', ...) ->
+      that percentile's within-run interval (PercentileIntervals); its
+      estimate is the published percentile.
   """
 
   op: str
@@ -101,6 +130,10 @@ class OpResult:
   errors: int
   latency: Mapping[str, histograms.HistogramSummary]
   series: Mapping[str, tuple[histograms.SeriesPoint, ...]]
+  rate_interval: Optional['intervals.Interval'] = None
+  latency_intervals: Mapping[str, Mapping[str, 'intervals.Interval']] = (
+      dataclasses.field(default_factory=dict)
+  )
 
   @property
   def duration_s(self):
@@ -141,6 +174,100 @@ def _Ratio(numerator, denominator):
   return numerator / denominator if denominator else 0.0
 
 
+def RateInterval(op_rate, points, window_start_s, window_end_s):
+  """The within-run interval of a published op rate.
+
+  stats.intervals.MeanOfSeries (batch means) over the op rates of the
+  series steps that lie in the loaders' common window, the window of the
+  published rate; the interval is then scaled to the published rate
+  (low = op_rate x low / mean, same for high): the same relative
+  uncertainty around the published figure, which comes from the text logs
+  over the exact window and so differs a little from the mean of the
+  steps.
+
+  Args:
+    op_rate: the published op rate (OpResult.op_rate).
+    points: the op's service time series (histograms.SeriesPoint).
+    window_start_s: start of the common window.
+    window_end_s: its end.
+
+  Returns:
+    stats.intervals.Interval with estimate op_rate, covering within_run;
+    unbounded (bounds -inf and inf, a warning) with too few steps.
+  """
+  # pylint: disable-next=import-outside-toplevel  # scipy: not at pkb.py start
+  from perfkit_plugins.core.stats import intervals
+  # The published rate counts only the window all loaders share. Steps
+  # outside it hold the ramp of loaders that started early or a loader's
+  # last, partial interval (a step of 1 s holding 0.4 s of operations):
+  # they would pull the mean down and add noise the published rate does
+  # not have. A step counts when 90% of it lies in the window, so the
+  # jitter of interval ends (a few ms) does not drop whole steps.
+  values = [
+      p.op_rate
+      for p in points
+      if min(p.end_s, window_end_s) - max(p.start_s, window_start_s)
+      >= _INSIDE_SHARE * (p.end_s - p.start_s)
+  ]
+  if not values:
+    return intervals.Interval(
+        estimate=op_rate,
+        low=-math.inf,
+        high=math.inf,
+        level=CONFIDENCE_LEVEL,
+        method='unbounded',
+        covers=intervals.WITHIN_RUN,
+        units=0,
+        standard_error=math.inf,
+        dof=0,
+        warning='no series interval lies in the common window',
+    )
+  interval = intervals.MeanOfSeries(values, CONFIDENCE_LEVEL)
+  if interval.estimate <= 0:
+    return dataclasses.replace(
+        interval, estimate=op_rate, low=-math.inf, high=math.inf
+    )
+  scale = op_rate / interval.estimate
+  return dataclasses.replace(
+      interval,
+      estimate=op_rate,
+      low=interval.low * scale,
+      high=interval.high * scale,
+  )
+
+
+def PercentileIntervals(summary, step_counts):
+  """Within-run intervals of the published percentiles of one tag.
+
+  stats.intervals.PercentileOfIntervals (a block bootstrap over time
+  intervals) on the tag's bucket counts per series step, the loaders'
+  summed (histograms.StepCounts). Its buckets are groups of the
+  histograms' (at most 0.8% wide), the group holding the published
+  percentile valued at it, so each estimate equals the published
+  percentile and bounds are bucket values, to 0.8%. A percentile with
+  fewer than intervals.MIN_TAIL_OPERATIONS operations beyond it
+  (intervals.TooFewOperations) carries that warning.
+
+  Args:
+    summary: the tag's histograms.HistogramSummary (the published figures).
+    step_counts: the tag's histograms.StepCounts.
+
+  Returns:
+    HistogramSummary field ('p50_ms', ...) -> stats.intervals.Interval.
+  """
+  # pylint: disable-next=import-outside-toplevel  # scipy: not at pkb.py start
+  from perfkit_plugins.core.stats import intervals
+
+  matrix = step_counts.Matrix()
+  result = {}
+  for field, q in PERCENTILE_FIELDS:
+    value = getattr(summary, field)
+    result[field] = intervals.PercentileOfIntervals(
+        matrix, step_counts.ValuesWith(value), q, CONFIDENCE_LEVEL
+    )
+  return result
+
+
 def ResultOfOp(op, members, merge, kinds, problems):
   """OpResult of the loaders in members.
 
@@ -149,7 +276,8 @@ def ResultOfOp(op, members, merge, kinds, problems):
     members: [(loader_files.LoaderRecord, StressOutput, source)], source
       being the name of the loader's lines and totals that hold op (TOTAL
       for single-type runs).
-    merge: histograms.HdrMerge of the step.
+    merge: histograms.HdrMerge of the step; with step_counts of the op's
+      tags, the result gets within-run intervals of its percentiles.
     kinds: latency kinds to report.
     problems: list that receives what is wrong.
 
@@ -176,7 +304,7 @@ def ResultOfOp(op, members, merge, kinds, problems):
   except stress_output.StressOutputError as e:
     problems.append(f'{op}: {e}')
     return None
-  latency, series = {}, {}
+  latency, series, latency_intervals = {}, {}, {}
   for kind in kinds:
     tag = f'{op}-{kind}'
     if tag not in merge.summaries:
@@ -186,6 +314,15 @@ def ResultOfOp(op, members, merge, kinds, problems):
       continue
     latency[kind] = merge.summaries[tag]
     series[kind] = merge.series.get(tag, ())
+    if tag in merge.step_counts:
+      latency_intervals[kind] = PercentileIntervals(
+          latency[kind], merge.step_counts[tag]
+      )
+  rate_interval = None
+  if series.get(SERVICE_TIME):
+    rate_interval = RateInterval(
+        window.op_rate, series[SERVICE_TIME], window.start_s, window.end_s
+    )
   spans = [merge.spans[record.name] for record, _, _ in members]
   return OpResult(
       op=op,
@@ -202,6 +339,8 @@ def ResultOfOp(op, members, merge, kinds, problems):
       errors=errors,
       latency=latency,
       series=series,
+      rate_interval=rate_interval,
+      latency_intervals=latency_intervals,
   )
 
 
@@ -322,6 +461,31 @@ def ResultOfStep(step, record, outputs, settings):
     loader_checks.CheckHdr(loader, output, problems)
   if problems:
     raise loader_checks.OutputError(step.name, problems, records)
+  groups = {}
+  for run in step.runs:
+    ops = OpsOf(run, parsed[run.loader_index])
+    for op in ops:
+      groups.setdefault(op, []).append((
+          records[run.loader_index],
+          parsed[run.loader_index],
+          TOTAL if len(ops) == 1 else op,
+      ))
+  fixed_ops = {
+      op
+      for run in step.runs
+      if run.rate
+      for op in OpsOf(run, parsed[run.loader_index])
+  }
+  kinds_of = {
+      op: (SERVICE_TIME, RESPONSE_TIME) if op in fixed_ops else (SERVICE_TIME,)
+      for op in groups
+  }
+  if len(groups) > 1:
+    # Response time of all op types only when every loader had a schedule.
+    all_fixed = all(run.rate for run in step.runs)
+    kinds_of[TOTAL] = (
+        (SERVICE_TIME, RESPONSE_TIME) if all_fixed else (SERVICE_TIME,)
+    )
   try:
     merge = histograms.MergeHdrLogs(
         {
@@ -335,44 +499,27 @@ def ResultOfStep(step, record, outputs, settings):
             )
             for r in step.runs
         },
+        # The tags published, for their percentiles' intervals.
+        keep_counts={
+            f'{op}-{kind}' for op, kinds in kinds_of.items() for kind in kinds
+        },
     )
   except histograms.HdrLogError as e:
     raise loader_checks.OutputError(
         step.name, [loader_checks.HdrProblem(e, records)], records
     ) from e
-  groups = {}
-  for run in step.runs:
-    ops = OpsOf(run, parsed[run.loader_index])
-    for op in ops:
-      groups.setdefault(op, []).append((
-          records[run.loader_index],
-          parsed[run.loader_index],
-          TOTAL if len(ops) == 1 else op,
-      ))
   problems += HdrCountProblems(groups, merge)
   if problems:
     raise loader_checks.OutputError(step.name, problems, records)
-  fixed_ops = {
-      op
-      for run in step.runs
-      if run.rate
-      for op in OpsOf(run, parsed[run.loader_index])
-  }
   ops = {}
   for op, members in sorted(groups.items()):
-    kinds = (
-        (SERVICE_TIME, RESPONSE_TIME) if op in fixed_ops else (SERVICE_TIME,)
-    )
-    ops[op] = ResultOfOp(op, members, merge, kinds, problems)
+    ops[op] = ResultOfOp(op, members, merge, kinds_of[op], problems)
   if len(groups) > 1:
     everyone = [
         (records[r.loader_index], parsed[r.loader_index], TOTAL)
         for r in step.runs
     ]
-    # Response time of all op types only when every loader had a schedule.
-    all_fixed = all(run.rate for run in step.runs)
-    kinds = (SERVICE_TIME, RESPONSE_TIME) if all_fixed else (SERVICE_TIME,)
-    ops[TOTAL] = ResultOfOp(TOTAL, everyone, merge, kinds, problems)
+    ops[TOTAL] = ResultOfOp(TOTAL, everyone, merge, kinds_of[TOTAL], problems)
   if problems:
     raise loader_checks.OutputError(step.name, problems, records)
   usages, cpu_problems = _CpuUsages(step, records, outputs)

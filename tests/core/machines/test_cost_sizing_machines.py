@@ -65,12 +65,14 @@ def test_run_cost_adds_servers_and_loaders():
     [
         ('z3-highmem-88', 88, 704, 2),
         ('n2-highmem-96', 96, 768, 2),
-        ('n2-highcpu-32', 32, 32, 1),
-        ('n2-standard-8', 8, 32, 1),
+        ('n2-highcpu-32', 32, 32, None),
+        ('n2-standard-8', 8, 32, None),
         ('c3.2xlarge', 8, 15, 1),
-        ('i4i.4xlarge', 16, 128, 1),
-        ('c6i.8xlarge', 32, 64, 1),
-        ('i4i.large', 2, 16, 1),
+        ('i4i.4xlarge', 16, 128, None),
+        ('i4i.large', 2, 16, None),
+        ('c4d-highmem-8-lssd', 8, 63, None),
+        ('z3-highmem-192-highlssd-metal', 192, 1536, None),
+        ('n2-custom-8-16384', 8, 16, None),
     ],
 )
 def test_shapes(machine_type, vcpus, memory, numa):
@@ -80,10 +82,64 @@ def test_shapes(machine_type, vcpus, memory, numa):
       memory,
       numa,
   )
+  assert shape.source
 
 
-def test_unknown_shape_is_none():
-  assert machines.Shape('custom-8-32768') is None
+@pytest.mark.parametrize(
+    'machine_type,memory',
+    [
+        # Issue 21: each was read from its name as 128, 128, 22, 32 and 144.
+        ('n1-highmem-16', 104),
+        ('n1-standard-32', 120),
+        ('c3-highcpu-22', 44),
+        ('c2d-highcpu-32', 64),
+        ('c3d-highcpu-30', 59),
+        ('n2-highmem-128', 864),
+        ('c4-standard-48-lssd', 180),
+    ],
+)
+def test_memory_is_the_tables_never_a_guess_from_the_name(machine_type, memory):
+  assert machines.Shape(machine_type).memory_gib == memory
+
+
+@pytest.mark.parametrize(
+    'machine_type,vcpus',
+    [
+        ('c5n.18xlarge', 72),
+        ('c6i.8xlarge', 32),
+        ('i8g.large', 2),
+        ('m7gd.xlarge', 4),
+        ('c4-standard-64-lssd', 64),
+    ],
+)
+def test_a_type_without_a_memory_entry_has_vcpus_and_no_memory(
+    machine_type, vcpus
+):
+  shape = machines.PlanShape(machine_type)
+  assert (shape.vcpus, shape.memory_gib) == (vcpus, None)
+  assert machines.Shape(machine_type) is None
+  assert machines.Vcpus(machine_type) == vcpus
+
+
+@pytest.mark.parametrize(
+    'machine_type',
+    # Sizes whose vCPUs differ between families or are not in the name.
+    ['t3.medium', 'c1.medium', 'i3.metal', 'hpc6a.48xlarge', 'a2-highgpu-1g'],
+)
+def test_vcpus_are_unknown_where_the_name_does_not_say(machine_type):
+  assert machines.Vcpus(machine_type) is None
+  assert machines.PlanShape(machine_type) is None
+
+
+def test_planned_ram_is_the_tables_and_metadata_says_both():
+  assert machines.PlannedClusterRamBytes('n1-highmem-16', 3) == 3 * 104 * 2**30
+  assert machines.PlannedClusterRamBytes('c6i.8xlarge', 3) is None
+  assert machines.RamMetadata(100, 120) == {
+      'scylla_cluster_ram_bytes': 100,
+      'scylla_cluster_ram_planned_bytes': 120,
+  }
+  assert machines.RamMetadata(100, 100) == {'scylla_cluster_ram_bytes': 100}
+  assert machines.RamMetadata(100, None) == {'scylla_cluster_ram_bytes': 100}
 
 
 def test_loader_count_matches_z3_study_scale():

@@ -81,6 +81,15 @@ def test_mask_with_empty_word_and_warning():
     tuning.ParseCpuMask('ERROR: no mask')
 
 
+@pytest.mark.parametrize(
+    'mask', ['0x0000003f,', ',0x0000003f', '0x3f000000,,0x0000003f,,']
+)
+def test_mask_with_a_comma_at_an_end_is_refused(mask):
+  # The words' places are unknown: CPUs 0-5, or 32-37, or 64-69?
+  with pytest.raises(ValueError, match='malformed CPU mask'):
+    tuning.ParseCpuMask(f'0x00000001\n{mask}\n')
+
+
 def test_cpuset_conf_is_complement_of_irq_mask(testdata):
   cpus, smp = tuning.ParseCpusetConf(
       testdata('scylla_setup', 'cpuset-v88-numa2.conf')
@@ -168,6 +177,16 @@ def test_release_of_version():
   assert tuning.ReleaseOfVersion('2026.3.1-0.20261001.abc') == (2026, 3, 1)
   assert tuning.ReleaseOfVersion('6.2') == (6, 2)
   assert tuning.ReleaseOfVersion('unknown') is None
+  # A development build (scylla-cluster-tests' test_cluster.py): the
+  # build's numbers are no release.
+  assert tuning.ReleaseOfVersion('666.development-0.20200205.2816404f575') is (
+      None
+  )
+  assert tuning.ReleaseOfVersion('WARNING: x\n2026.1.3-0.2026.abc') == (
+      2026,
+      1,
+      3,
+  )
 
 
 def test_cluster_metadata_of_alike_nodes_is_the_common_value():

@@ -599,3 +599,75 @@ def test_steps_are_frozen():
   step = _Plan(_Settings(phases=('populate',), num_keys=100))[0]
   with pytest.raises(dataclasses.FrozenInstanceError):
     step.name = 'other'
+
+
+def test_repeats_interleave_the_measured_steps_in_rounds():
+  settings = _Settings(
+      phases=('populate', 'quiesce', 'read', 'latency', 'mixed'),
+      latency_rates=(5000, 10000),
+      repeats=3,
+  )
+  steps = _Plan(settings)
+  names = [s.name for s in steps]
+  # Populate and its quiesce once; then round after round, never one
+  # step's repeats back to back.
+  assert names[:2] == ['populate', 'quiesce']
+  one_round = [
+      'read_warmup',
+      'read_small',
+      'read_medium',
+      'read_large',
+      'latency_5000',
+      'flush_quiesce_before_latency_10000',
+      'latency_10000',
+      'mixed',
+  ]
+  assert names[2:10] == [f'{n}.r1' for n in one_round]
+  # A round after one that wrote starts on a settled cluster.
+  assert names[10] == 'flush_quiesce_before_round_2'
+  assert steps[10].kind == plan.KIND_FLUSH_QUIESCE
+  assert names[11:19] == [f'{n}.r2' for n in one_round]
+  assert names[19] == 'flush_quiesce_before_round_3'
+  assert names[20:] == [f'{n}.r3' for n in one_round]
+  # Samples keep the step's name and say the repeat.
+  small = [s for s in steps if s.label == 'read_small']
+  assert [(s.repeat, s.published_name) for s in small] == [
+      (1, 'read_small'),
+      (2, 'read_small'),
+      (3, 'read_small'),
+  ]
+  assert [s.metadata['repeat'] for s in small] == [1, 2, 3]
+  # Every repeat writes its own files, and its commands say so.
+  for step in small:
+    for run in step.runs:
+      assert f'/read_small.r{step.repeat}.loader' in run.stem
+      assert f'file={run.log_path}' in _Words(run)
+  stems = [run.stem for s in steps for run in s.runs]
+  assert len(stems) == len(set(stems))
+  # Warm-ups are marked: no statistic counts them.
+  warmups = [s for s in steps if s.metadata.get('warmup')]
+  assert [s.name for s in warmups] == [f'read_warmup.r{k}' for k in (1, 2, 3)]
+
+
+def test_one_repeat_plans_as_before():
+  settings = _Settings(phases=('populate', 'quiesce', 'read'))
+  steps = _Plan(settings)
+  assert [s.name for s in steps] == [
+      'populate',
+      'quiesce',
+      'read_warmup',
+      'read_small',
+      'read_medium',
+      'read_large',
+  ]
+  assert {(s.label, s.repeat) for s in steps} == {('', 1)}
+
+
+def test_rounds_of_reads_only_need_no_quiesce_between_them():
+  settings = _Settings(phases=('read',), repeats=2, read_warmup_s=0)
+  names = [s.name for s in _Plan(settings)]
+  assert names == [
+      f'read_{size}.r{k}'
+      for k in (1, 2)
+      for size in ('small', 'medium', 'large')
+  ]

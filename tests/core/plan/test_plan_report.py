@@ -14,6 +14,7 @@
 
 """The plan as text: commands, ranges, prices, warnings and totals."""
 
+import dataclasses
 import re
 
 from perfkit_plugins.core import number_format
@@ -72,7 +73,8 @@ def test_rendered_plan_of_local_ssds_and_shards():
   )
   assert "(partitions from the machine type's nominal RAM;" in text
   assert 'cluster: unknown (a price is missing)' in text
-  assert 'Warnings\n  ! cost: no price for z3-highmem-88' in text
+  assert 'Warnings\n  ! maintenance: z3-highmem-88 has 36,000 GiB' in text
+  assert '\n  ! cost: no price for z3-highmem-88' in text
 
 
 def test_totals_add_runs_and_stay_unknown_without_a_price():
@@ -85,3 +87,69 @@ def test_totals_add_runs_and_stay_unknown_without_a_price():
   text = plan_report.RenderTotals([('a', priced), ('b', unpriced)])
   assert 'b: ' in text and 'total: ' in text
   assert text.splitlines()[-1].count('cost unknown') == 1
+
+
+def _Quota(text):
+  """The Quota section's lines."""
+  section = text.split('\nQuota (', 1)[1].split('\n\n', 1)[0]
+  return section.splitlines()[1:]
+
+
+def test_quota_lists_vms_and_vcpus_per_family_and_region():
+  # The headline command: 3 x z3-highmem-88 and 29 x n2-highcpu-32.
+  settings = planned_runs.Settings(
+      **dict(
+          planned_runs.Z3_STUDY,
+          loader_machine_type='n2-highcpu-32',
+          loader_count=29,
+      )
+  )
+  shapes = dataclasses.replace(
+      planned_runs.MachinesOf(settings, local_ssds=12),
+      server_zone='us-central1-a',
+      loader_zone='us-central1-a',
+  )
+  text, _ = plan_report.RenderPlan(
+      't', settings, planned_runs.PlanOf(settings, shapes), shapes
+  )
+  assert _Quota(text)[:3] == [
+      '  us-central1  z3: 3 VMs, 264 vCPUs (servers)',
+      '  us-central1  n2: 29 VMs, 928 vCPUs (loaders)',
+      '  us-central1  all: 32 VMs, 1,192 vCPUs',
+  ]
+
+
+def test_quota_of_the_z3_study_loaders_and_of_one_family():
+  settings = planned_runs.Settings(
+      **dict(planned_runs.Z3_STUDY, server_machine_type='c2-standard-60')
+  )
+  shapes = dataclasses.replace(
+      planned_runs.MachinesOf(settings),
+      server_zone='us-east-1a',
+      loader_zone='us-east-1a',
+  )
+  text, _ = plan_report.RenderPlan(
+      't', settings, planned_runs.PlanOf(settings, shapes), shapes
+  )
+  # One family in one region: one line, servers and loaders together.
+  assert _Quota(text)[0] == (
+      '  us-east-1  c2: 33 VMs, 1,080 vCPUs (servers, loaders)'
+  )
+
+
+def test_a_network_disk_says_what_was_provisioned_and_what_the_path_carries():
+  settings = planned_runs.Settings(
+      **dict(planned_runs.C3_STUDY, loader_count=3)
+  )
+  shapes = dataclasses.replace(
+      planned_runs.MachinesOf(settings), disk_iops=10000, disk_mib_s=160
+  )
+  text, _ = plan_report.RenderPlan(
+      't', settings, planned_runs.PlanOf(settings, shapes), shapes
+  )
+  assert (
+      'data: one 1000 GB network disk per server (10,000 IOPS and 160 MiB/s'
+      ' provisioned); c3.2xlarge reaches at most 8,000 IOPS and 125 MB/s of'
+      ' EBS, and is not EBS-optimized'
+      in text
+  )

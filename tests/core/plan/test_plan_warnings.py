@@ -14,7 +14,10 @@
 
 """The plan's warnings: each known trap found, naming its flag."""
 
+import dataclasses
+
 from perfkit_plugins.core.machines import cost
+from perfkit_plugins.core.machines import machines
 from perfkit_plugins.core.plan import plan_warnings
 from perfkit_plugins.testing import planned_runs
 
@@ -23,6 +26,15 @@ def _Warnings(settings, shapes=None):
   shapes = shapes or planned_runs.MachinesOf(settings)
   data_set, estimate = planned_runs.Report(settings, shapes)
   return plan_warnings.Warnings(settings, shapes, data_set, estimate)
+
+
+def _C3Warnings(settings):
+  """The c3.2xlarge study's warnings but the EBS path's (tested on its own)."""
+  return [
+      w
+      for w in _Warnings(settings, planned_runs.Priced(settings))
+      if not w.startswith('data disk:')
+  ]
 
 
 def test_the_z3_study_setup_has_no_warning_once_priced():
@@ -77,7 +89,7 @@ def test_fixed_rates_above_the_expected_maximum():
           rdw_write_rate=45000,
       ),
   )
-  warnings = _Warnings(settings, planned_runs.Priced(settings))
+  warnings = _C3Warnings(settings)
   assert len(warnings) == 2
   assert warnings[0].startswith(
       '--scylla_latency_rates: 50,000 op/s is above the expected maximum'
@@ -91,13 +103,13 @@ def test_scylla_fixed_rate_above_the_c3_study_populate_rate():
   settings = planned_runs.Settings(
       **dict(planned_runs.C3_STUDY, loader_count=11)
   )
-  assert _Warnings(settings, planned_runs.Priced(settings)) == []
+  assert _C3Warnings(settings) == []
   faster = planned_runs.Settings(
       **dict(
           planned_runs.C3_STUDY, loader_count=11, latency_rates=(30000, 60000)
       )
   )
-  (warning,) = _Warnings(faster, planned_runs.Priced(faster))
+  (warning,) = _C3Warnings(faster)
   assert warning.startswith(
       '--scylla_latency_rates: 60,000 op/s is above the expected maximum'
       ' write rate of the servers, 50,544 op/s'
@@ -110,7 +122,7 @@ def test_fixed_rate_above_what_its_writing_loaders_drive():
   settings = planned_runs.Settings(
       **dict(planned_runs.C3_STUDY, rdw_write_rate=40000)
   )
-  warnings = _Warnings(settings, planned_runs.Priced(settings))
+  warnings = _C3Warnings(settings)
   assert [w.split(':')[0] for w in warnings] == [
       'loaders',
       '--scylla_rdw_write_rate',
@@ -125,7 +137,7 @@ def test_fixed_rate_beyond_what_the_threads_can_keep():
   settings = planned_runs.Settings(
       **dict(planned_runs.C3_STUDY, loader_count=11, latency_threads=2)
   )
-  warnings = _Warnings(settings, planned_runs.Priced(settings))
+  warnings = _C3Warnings(settings)
   # 30,000 / 11 loaders = 2,728 > 2 x 1,000; each of the 4 writers of
   # reads during writes (11 loaders x 0.34) gets 7,500.
   assert [w.split(':')[0] for w in warnings] == [
@@ -140,7 +152,7 @@ def test_medium_and_large_reads_that_fit_in_ram():
   settings = planned_runs.Settings(
       **dict(planned_runs.C3_STUDY, loader_count=11, num_keys=20_000_000)
   )
-  warnings = _Warnings(settings, planned_runs.Priced(settings))
+  warnings = _C3Warnings(settings)
   assert [w.split(':')[0] for w in warnings] == [
       'medium reads (read)',
       'large reads (read, reads_during_writes)',
@@ -153,7 +165,7 @@ def test_reads_larger_than_ram_do_not_warn():
   settings = planned_runs.Settings(
       **dict(planned_runs.C3_STUDY, loader_count=11)
   )
-  assert _Warnings(settings, planned_runs.Priced(settings)) == []
+  assert _C3Warnings(settings) == []
 
 
 def test_missing_prices_name_their_flags():
@@ -164,3 +176,61 @@ def test_missing_prices_name_their_flags():
   (warning,) = _Warnings(settings, shapes)
   assert 'c2-standard-30 (give --scylla_loader_price_per_hour' in warning
   assert 'z3-highmem-88' not in warning
+
+
+def test_the_c3_study_disk_is_more_than_its_ebs_path_carries():
+  settings = planned_runs.Settings(
+      **dict(planned_runs.C3_STUDY, loader_count=11)
+  )
+  shapes = dataclasses.replace(
+      planned_runs.Priced(settings), disk_iops=10000, disk_mib_s=160
+  )
+  (warning,) = _Warnings(settings, shapes)
+  assert warning.startswith(
+      'data disk: c3.2xlarge reaches EBS at most 8,000 IOPS (16 KiB) and 125'
+      ' MB/s'
+  )
+  assert 'below the 10,000 IOPS and 160 MiB/s provisioned' in warning
+  assert 'not by default and PKB does not ask for' in warning
+  assert "measure the instance's path to EBS, not the volume" in warning
+
+
+def _Z3(machine_type, local_ssds, **changes):
+  settings = planned_runs.Settings(
+      **dict(planned_runs.Z3_STUDY, server_machine_type=machine_type, **changes)
+  )
+  shapes = dataclasses.replace(
+      planned_runs.Priced(settings), local_ssds=local_ssds
+  )
+  return _Warnings(settings, shapes)
+
+
+def test_long_runs_on_z3_above_18_tib_warn_of_maintenance():
+  (warning,) = _Z3('z3-highmem-88', 12)
+  assert warning.startswith(
+      'maintenance: z3-highmem-88 has 36,000 GiB of local SSD, more than the'
+      ' 18 TiB up to which Z3 VMs live-migrate at host maintenance'
+  )
+  assert '--no-restart-on-failure unless --gce_automatic_restart' in warning
+  # At most 18 TiB live-migrates; a short run is not warned of.
+  assert not _Z3('z3-highmem-88-standardlssd', 6)
+  assert not _Z3(
+      'z3-highmem-88',
+      12,
+      phases=('write_only',),
+      write_only_duration_s=60,
+  )
+
+
+def test_a_server_type_without_memory_figure_says_the_plan_uses_a_stand_in():
+  # In PKB's local SSD table, not on GCP's machine type page.
+  server_type = 'c4-standard-64-lssd'
+  settings = planned_runs.Settings(
+      **dict(planned_runs.Z3_STUDY, server_machine_type=server_type)
+  )
+  shapes = dataclasses.replace(
+      planned_runs.Priced(settings),
+      server_shape=machines.PlanShape(server_type),
+  )
+  (warning,) = _Warnings(settings, shapes)
+  assert warning.startswith(f'memory: no figure for {server_type}')

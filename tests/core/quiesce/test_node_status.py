@@ -103,3 +103,54 @@ def test_statusbinary_on_real_outputs(testdata):
   )
   with pytest.raises(ValueError):
     node_status.ParseStatusBinary('nodetool: Failed to connect\n')
+
+
+@pytest.mark.parametrize('code', ['XN', 'XUN', '?N', '?J', 'DL', 'UM'])
+def test_every_status_code_is_kept(lab, code):
+  # ScyllaDB's native nodetool prints X (excluded), XU (excluded but live)
+  # and ? (neither live nor down) besides U and D (tools/scylla-nodetool.cc).
+  text = lab('trio-nt-status.txt').replace(
+      'UN  127.0.0.2', f'{code}  127.0.0.2'
+  )
+  states = node_status.ParseNodetoolStatus(text)
+  assert [s.address for s in states] == ['127.0.0.3', '127.0.0.2', '127.0.0.1']
+  assert states[1].status + states[1].state == code
+  expected = ['127.0.0.1', '127.0.0.2', '127.0.0.3']
+  assert node_status.NotUpNormal(states, expected) == ['127.0.0.2']
+
+
+def test_unknown_load_tokens_and_host_id(lab):
+  # What ScyllaDB prints for a node without load, token count (a tablets
+  # keyspace without a table) or host id, and an empty rack.
+  lines = lab('trio-nt-status.txt').splitlines()
+  assert lines[6].startswith('UN  127.0.0.2 ')
+  lines[6] = 'UJ  127.0.0.2  ?          ?       ?                 ?'
+  text = '\n'.join(lines)
+  states = node_status.ParseNodetoolStatus(text)
+  assert states[1] == node_status.NodeState(
+      '127.0.0.2', 'U', 'J', 'datacenter1', '', '?', '?'
+  )
+
+
+@pytest.mark.parametrize(
+    'line, reason',
+    [
+        ('UN  127.0.0.2  45.2 MiB', 'no tokens'),  # cut
+        ('UN  127.0.0.2  45.2       16      100.0%  eaad9ada  rack1', 'load'),
+        ('UN  127.0.0.2  45.2 MiB   many    100.0%  eaad9ada  rack1', 'tokens'),
+        ('UN  127.0.0.2  45.2 MiB   16      all     eaad9ada  rack1', 'owns'),
+        ('Un  127.0.0.2  45.2 MiB   16      100.0%  eaad9ada  rack1', 'code'),
+    ],
+)
+def test_unreadable_node_line_is_refused(lab, line, reason):
+  """A line that does not fit the header is an error, not a lost node."""
+  lines = lab('trio-nt-status.txt').splitlines()
+  lines[6] = line
+  with pytest.raises(ValueError, match=f'unreadable .*{reason}'):
+    node_status.ParseNodetoolStatus('\n'.join(lines))
+
+
+def test_unknown_header_is_refused(lab):
+  text = lab('trio-nt-status.txt').replace('Rack', 'Rack  Zone')
+  with pytest.raises(ValueError, match="unknown column 'Zone'"):
+    node_status.ParseNodetoolStatus(text)

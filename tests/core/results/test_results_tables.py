@@ -26,6 +26,7 @@ import pytest
 
 from perfkit_plugins.core.machines import cost
 from perfkit_plugins.core.results import results_tables
+from perfkit_plugins.testing import results_files
 
 TWO = 'report-2loaders.json'
 ONE = 'report-1loader.json'
@@ -147,10 +148,13 @@ def test_latency_table_has_both_kinds_of_fixed_rate_steps(report):
       ('latency_4000', 'WRITE', 'rt'),
       ('latency_4000', 'WRITE', 'st'),
   ]
-  p999 = run.Value('latency_p999', 'populate', 'WRITE', 'st')
   assert _Column(table, 'p99.9')[('populate', 'WRITE', 'st')] == (
-      results_tables.FormatNumber(p999)
+      results_tables.FigureCell(run, 'latency_p999', 'populate', 'WRITE', 'st')
   )
+  # The figure, then its interval.
+  p999 = run.Value('latency_p999', 'populate', 'WRITE', 'st')
+  low, high = run.Pick('latency_p999', 'populate', 'WRITE', 'st').Interval()
+  assert low <= p999 <= high
 
 
 def test_ladder_is_sorted_by_rate(report):
@@ -284,3 +288,197 @@ def test_series_start_at_zero_seconds(report):
 )
 def test_format_number(value, text):
   assert results_tables.FormatNumber(value) == text
+
+
+def _Line(metric, value, run_uri='', **metadata):
+  return json.dumps({
+      'metric': metric,
+      'value': value,
+      'unit': 'op/s',
+      'timestamp': 1_790_000_000.0,
+      'run_uri': run_uri,
+      'metadata': dict({'scylla_op': 'READ'}, **metadata),
+  })
+
+
+def _RepeatedRun(cluster, start, values, aggregate=None, **extra):
+  """Lines of a run's read_small op rate: one per repeat, the aggregate."""
+  lines = [
+      _Line(
+          'op_rate',
+          value,
+          cluster,
+          scylla_step='read_small',
+          scylla_cluster=cluster,
+          scylla_run_start=start,
+          scylla_repeat=repeat,
+          scylla_repeats=len(values),
+          **extra,
+      )
+      for repeat, value in enumerate(values, 1)
+  ]
+  if aggregate is not None:
+    lines.append(
+        _Line(
+            'op_rate',
+            aggregate,
+            cluster,
+            scylla_step='read_small',
+            scylla_cluster=cluster,
+            scylla_run_start=start,
+            scylla_repeat=0,
+            scylla_repeats=len(values),
+            scylla_ci_low=aggregate * 0.9,
+            scylla_ci_high=aggregate * 1.1,
+            scylla_ci_level=0.95,
+            scylla_ci_covers='within_cluster',
+        )
+    )
+  return lines
+
+
+def test_a_file_of_two_runs_on_one_cluster_is_two_runs():
+  text = '\n'.join(
+      _RepeatedRun('c1', 1_790_000_000, [100.0, 110.0])
+      + _RepeatedRun('c1', 1_790_003_600, [120.0, 130.0])
+  )
+  first, second = results_tables.LoadRuns([('two.json', text)])
+  assert (first.cluster, first.run_start) == ('c1', 1_790_000_000)
+  assert (second.cluster, second.run_start) == ('c1', 1_790_003_600)
+  assert first.label == 'two.json (two.json, 2026-09-21T14:13:20+00:00)'
+  assert second.label.endswith('2026-09-21T15:13:20+00:00)')
+  assert first.Repeats() == 2
+  assert len(first.rows) == len(second.rows) == 2
+
+
+def test_runs_of_several_clusters_and_files():
+  one = '\n'.join(_RepeatedRun('c1', 1, [1.0]) + _RepeatedRun('c2', 1, [2.0]))
+  two = '\n'.join(_RepeatedRun('c3', 5, [3.0]))
+  runs = results_tables.LoadRuns([('one.json', one), ('two.json', two)])
+  assert [(r.cluster, r.source) for r in runs] == [
+      ('c1', 'one.json'),
+      ('c2', 'one.json'),
+      ('c3', 'two.json'),
+  ]
+
+
+def test_old_files_are_one_run_per_run_uri(testdata):
+  text = results_files.OlderRelease(
+      testdata('report', TWO)
+  ) + results_files.OlderRelease(testdata('report', ONE))
+  two, one = results_tables.LoadRuns([('both.json', text)])
+  assert (two.cluster, one.cluster) == ('lab2', 'lab1')
+  assert two.run_start is None
+  assert two.label == 'cassandra 5.0.2 on 1 x lab-host (both.json, run 1)'
+  assert one.label == 'cassandra 5.0.2 on 1 x lab-host (both.json, run 2)'
+  assert two.Repeats() == 1
+  assert two.Time() == min(r.timestamp for r in two.rows) > 1e9
+  no_uri = _Line('op_rate', 1.0, scylla_step='s')
+  (run,) = results_tables.LoadRuns([('plain.json', no_uri)])
+  assert run.cluster == 'plain.json'
+
+
+def test_the_aggregate_stands_for_a_repeated_figure_with_its_interval():
+  text = '\n'.join(_RepeatedRun('c', 1, [100.0, 121.0], aggregate=110.0))
+  (run,) = results_tables.LoadRuns([('r.json', text)])
+  assert len(run.Rows('op_rate', 'read_small', 'READ')) == 3
+  assert run.Value('op_rate', 'read_small', 'READ') == 110.0
+  assert results_tables.FigureCell(run, 'op_rate', 'read_small', 'READ') == (
+      '110 [99, 121]'
+  )
+  assert _Column(results_tables.ThroughputTable(run), 'op/s') == {
+      ('read_small', 'READ'): '110 [99, 121]'
+  }
+  text = results_tables.RenderReport([run])
+  assert text.startswith(
+      '[1] r.json\n==========\n2 repeats of each measured step: every figure is'
+      ' their aggregate'
+  )
+  assert '\n[low, high]: 95% interval (covers: within_cluster)\n' in text
+
+
+def test_without_an_aggregate_the_geometric_mean_of_the_repeats():
+  text = '\n'.join(
+      _RepeatedRun(
+          'c', 1, [100.0, 121.0], scylla_ci_low=1.0, scylla_ci_high=2.0
+      )
+  )
+  (run,) = results_tables.LoadRuns([('r.json', text)])
+  picked = run.Pick('op_rate', 'read_small', 'READ')
+  assert picked.value == pytest.approx(110.0)
+  assert picked.repeat == 0
+  # A repeat's interval is not the mean's: none is shown.
+  assert picked.Interval() is None
+  assert results_tables.FigureCell(run, 'op_rate', 'read_small', 'READ') == (
+      '110'
+  )
+  assert '[low, high]' not in results_tables.RenderReport([run])
+
+
+def test_unbounded_intervals_are_not_shown():
+  row = results_tables.Row(
+      'op_rate', 1.0, 'op/s', {'scylla_ci_low': '-inf', 'scylla_ci_high': 3}
+  )
+  assert row.Interval() is None
+  (typed,) = results_tables.ParseResults(
+      '{"metric": "op_rate", "value": 5, "unit": "op/s",'
+      ' "labels": "|scylla_step:s|,|scylla_ci_low:4.5|,|scylla_ci_high:inf|"}'
+  )
+  assert typed.Interval() is None
+
+
+def test_a_failed_repeat_is_named_and_fails_the_step():
+  lines = [
+      _Line(
+          'phase_status',
+          value,
+          scylla_step='read_small',
+          scylla_run_start=1,
+          scylla_repeat=repeat,
+          scylla_status='ok' if value else 'failed',
+          scylla_error='' if value else 'boom',
+      )
+      for repeat, value in ((1, 1), (2, 0), (3, 1))
+  ] + _RepeatedRun('', 1, [5.0])
+  (run,) = results_tables.LoadRuns([('f.json', '\n'.join(lines))])
+  assert results_tables.FailedTable(run).rows == (
+      ('read_small (repeat 2)', 'failed', 'boom'),
+  )
+  assert _Column(results_tables.ThroughputTable(run), 'status') == {
+      ('read_small', 'READ'): 'failed'
+  }
+
+
+def test_series_know_their_repeat():
+  line = json.dumps({
+      'metric': 'op_rate_series',
+      'value': 0,
+      'unit': 'op/s',
+      'labels': (
+          '|scylla_step:s|,|scylla_repeat:2|,|values:[1.0, 2.5]|,'
+          '|timestamps:[1000, 2000]|'
+      ),
+  })
+  (run,) = results_tables.LoadRuns([('s.json', line)])
+  (series,) = results_tables.SeriesOf(run, 'op_rate_series')
+  assert series.repeat == 2
+  assert series.values == (1.0, 2.5)
+  assert series.times_s == (0.0, 1.0)
+
+
+def test_labels_parse_alike_with_and_without_lists():
+  plain = results_tables.ParseLabels('|a:1|,|b:x|,|c:0.5|,|d:True|')
+  assert plain == {'a': 1, 'b': 'x', 'c': 0.5, 'd': True}
+  listed = results_tables.ParseLabels(
+      "|a:1|,|v:[1, 2.5]|,|w:['x', 'y']|,|b:[not a list]|"
+  )
+  assert listed == {'a': 1, 'v': [1, 2.5], 'w': ['x', 'y'], 'b': '[not a list]'}
+
+
+def test_published_kind_and_warmups():
+  assert results_tables.PublishedKind({'st', 'rt'}) == 'rt'
+  assert results_tables.PublishedKind({'st'}) == 'st'
+  assert results_tables.PublishedKind(()) is None
+  assert results_tables.IsWarmup('read_cache_warmup', {})
+  assert results_tables.IsWarmup('x', {'scylla_warmup': True})
+  assert not results_tables.IsWarmup('read_cache', {'scylla_warmup': False})

@@ -19,6 +19,8 @@ chain from real outputs to rows is tested in
 tests/operations/test_phase_runner.py.
 """
 
+import math
+
 import pytest
 
 from perfkit_plugins.core.config import settings as settings_lib
@@ -28,6 +30,7 @@ from perfkit_plugins.core.results import histograms
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.core.results import sample_rows
 from perfkit_plugins.core.results import step_results
+from perfkit_plugins.core.stats import intervals
 from perfkit_plugins.testing import planned_runs
 from perfkit_plugins.testing import run_contexts
 
@@ -363,3 +366,54 @@ def test_quiesce_timeout_is_a_failed_status_with_figures():
   assert status.metadata['scylla_status'] == 'timeout'
   assert 'did not settle' in status.metadata['scylla_error']
   assert One(rows, 'compactions').metadata['scylla_status'] == 'timeout'
+
+
+def Within(estimate, low, high, standard_error=0.05):
+  return intervals.Interval(
+      estimate=estimate,
+      low=low,
+      high=high,
+      level=0.95,
+      method='batch_means',
+      covers=intervals.WITHIN_RUN,
+      units=12.5,
+      standard_error=standard_error,
+      dof=11,
+  )
+
+
+def test_ci_metadata_scales_the_interval_to_the_value():
+  metadata = sample_rows.CiMetadata(Within(100.0, 90.0, 110.0), 200.0)
+  assert metadata == {
+      'scylla_ci_low': 180.0,
+      'scylla_ci_high': 220.0,
+      'scylla_ci_level': 0.95,
+      'scylla_ci_method': 'batch_means',
+      'scylla_ci_covers': 'within_run',
+      'scylla_ci_units': 12.5,
+      'scylla_ci_se_log': 0.05,
+      'scylla_ci_dof': 11.0,
+      'scylla_ci_warning': '',
+  }
+  same = sample_rows.CiMetadata(Within(4.0, 4.0, 4.5), 4.0)
+  assert (same['scylla_ci_low'], same['scylla_ci_high']) == (4.0, 4.5)
+
+
+def test_ci_metadata_of_an_unbounded_interval_has_no_bounds():
+  unbounded = Within(100.0, -math.inf, math.inf, standard_error=math.inf)
+  metadata = sample_rows.CiMetadata(unbounded, 100.0)
+  assert not {'scylla_ci_low', 'scylla_ci_high', 'scylla_ci_se_log'} & set(
+      metadata
+  )
+  # An estimate of 0 cannot be scaled: no bounds either.
+  assert 'scylla_ci_low' not in sample_rows.CiMetadata(
+      Within(0.0, -1.0, 1.0), 5.0
+  )
+
+
+def test_results_without_intervals_publish_no_ci_keys():
+  rows = sample_rows.StressRows(
+      Steps()['populate'], Result([Op('WRITE', (0, 1))]), Context()
+  )
+  for row in rows:
+    assert not any(k.startswith('scylla_ci_') for k in row.metadata)

@@ -1,0 +1,171 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Planning an A/B comparison from the noise of synthetic A/A runs."""
+
+import math
+
+import numpy as np
+import pytest
+
+from perfkit_plugins.core.results import ab_plan
+from perfkit_plugins.core.results import results_tables
+from perfkit_plugins.core.stats import experiment
+
+
+def _Runs(clusters, repeats=3, between=0.03, within=0.01, seed=0, price=None):
+  """A/A runs: one step's op rate and p99, noise between and within."""
+  rng = np.random.default_rng(seed)
+  runs = []
+  for c in range(clusters):
+    cluster = f'c{c}'
+    offset = rng.normal(0, between)
+    rows = []
+    for repeat in range(1, repeats + 1):
+      metadata = {
+          'scylla_step': 'read_small',
+          'scylla_op': 'READ',
+          'scylla_cluster': cluster,
+          'scylla_repeat': repeat,
+          'scylla_repeats': repeats,
+      }
+      if price is not None:
+        metadata['scylla_price_usd_per_hour'] = price
+      noise = math.exp(offset + rng.normal(0, within))
+      rows.append(
+          results_tables.Row('op_rate', 10_000.0 * noise, 'op/s', metadata)
+      )
+      rows.append(
+          results_tables.Row(
+              'latency_p99',
+              10.0 / noise,
+              'ms',
+              dict(metadata, scylla_latency_kind='st'),
+          )
+      )
+    runs.append(
+        results_tables.Run(cluster, tuple(rows), cluster, 100.0 * c, 'aa.json')
+    )
+  return runs
+
+
+def test_a_plan_from_measured_noise():
+  runs = _Runs(6, seed=1)
+  plan = ab_plan.PlanFromRuns(runs, 0.05, files=('aa.json',))
+  assert plan.repeats == 3
+  assert not plan.assumed
+  rate = plan.figures[0]
+  assert rate.figure.metric == 'op_rate'
+  assert rate.noise.clusters == 6 and rate.noise.runs == 18
+  assert rate.noise.between_cluster_cv == pytest.approx(0.03, abs=0.02)
+  assert rate.detect == experiment.ClustersNeeded(rate.noise, 0.05, 3)
+  assert rate.equivalence == experiment.ClustersNeededForEquivalence(
+      rate.noise, 0.0, 0.02, 3
+  )
+  assert plan.figures[1].margin == 0.05  # a percentile's
+  text = ab_plan.RenderPlan(plan)
+  assert text.startswith(
+      'A/B plan: clusters per arm to detect a difference of +5.0%'
+      ' (two-sided, alpha 5%, power 80%), 3 repeats per cluster\n'
+      '  Noise: measured on 6 runs on 6 clusters (aa.json)'
+  )
+  worst = max(p.detect for p in plan.figures)
+  assert f'Every figure: {worst} clusters per arm' in text
+  assert ab_plan.Order(worst) in text
+  assert 'Cost: give --cluster_hours and --usd_per_cluster_hour' in text
+  assert 'lower bound' not in text
+  assert 'rests on' not in text
+  few = ab_plan.RenderPlan(ab_plan.PlanFromRuns(_Runs(3, seed=1), 0.05))
+  assert 'The noise between clusters rests on 3 clusters' in few
+
+
+def test_more_repeats_need_fewer_clusters_only_for_run_to_run_noise():
+  runs = _Runs(6, between=0.0, within=0.03, seed=2)
+  one = ab_plan.PlanFromRuns(runs, 0.03, repeats=1).figures[0].detect
+  many = ab_plan.PlanFromRuns(runs, 0.03, repeats=9).figures[0].detect
+  assert many < one
+
+
+def test_cost_and_the_published_price():
+  runs = _Runs(4, seed=3, price=39.0)
+  plan = ab_plan.PlanFromRuns(runs, 0.05, cluster_hours=2.5)
+  assert plan.usd_per_cluster_hour == 39.0
+  text = ab_plan.RenderPlan(plan)
+  worst = max(p.detect for p in plan.figures)
+  usd = experiment.ExperimentCostUsd(2 * worst, 2.5, 39.0)
+  assert f'${usd:,.2f} ({2 * worst} clusters x 2.5 h x $39.00)' in text
+  assert 'servers only, loaders not included' in text
+  given = ab_plan.PlanFromRuns(
+      runs, 0.05, cluster_hours=2.5, usd_per_cluster_hour=60.0
+  )
+  assert 'Price:' not in ab_plan.RenderPlan(given)
+  assert given.usd_per_cluster_hour == 60.0
+
+
+def test_noise_of_one_cluster_gives_lower_bounds():
+  plan = ab_plan.PlanFromRuns(_Runs(1, seed=4), 0.05)
+  assert all(p.lower_bound for p in plan.figures)
+  text = ab_plan.RenderPlan(plan)
+  assert '* lower bound: the noise runs ran on one cluster' in text
+  assert '*' in text.split('Noise and clusters per arm')[1].splitlines()[2]
+
+
+def test_a_figure_without_noise_has_no_plan():
+  run = results_tables.Run(
+      'x',
+      (
+          results_tables.Row(
+              'op_rate', 5.0, 'op/s', {'scylla_step': 's', 'scylla_op': 'R'}
+          ),
+      ),
+      'x',
+  )
+  plan = ab_plan.PlanFromRuns([run], 0.05)
+  (figure,) = plan.figures
+  assert figure.detect is None
+  assert 'knows no noise' in figure.problem
+  text = ab_plan.RenderPlan(plan)
+  assert 'No plan\n  s R op rate: ' in text
+  assert 'No figure has a known noise: no design.' in text
+
+
+def test_an_assumed_noise_says_so():
+  plan = ab_plan.AssumedNoise(
+      0.02, 0.01, -0.03, repeats=3, cluster_hours=2, usd_per_cluster_hour=50
+  )
+  assert plan.assumed
+  (figure,) = plan.figures
+  assert figure.detect == experiment.ClustersNeeded(
+      experiment.NoiseProfile(0.02, 0.01, None), -0.03, 3
+  )
+  text = ab_plan.RenderPlan(plan)
+  assert 'Noise: ASSUMED, not measured: 2.0% between clusters' in text
+  assert 'An assumption is not a measurement' in text
+  usd = experiment.ExperimentCostUsd(2 * figure.detect, 2, 50)
+  assert f'Every figure: {figure.detect} clusters per arm, ${usd:,.2f}' in text
+
+
+@pytest.mark.parametrize('difference', [0, -1, float('nan')])
+def test_a_difference_to_detect_is_needed(difference):
+  with pytest.raises(ValueError, match='relative difference to detect'):
+    ab_plan.PlanFromRuns(_Runs(2), difference)
+  with pytest.raises(ValueError):
+    ab_plan.AssumedNoise(0.01, 0.01, difference)
+
+
+def test_long_orders_are_shortened():
+  assert ab_plan.Order(2) == 'A B B A'
+  long = ab_plan.Order(30)
+  assert long.startswith('A B B A A B B A')
+  assert long.endswith('... (60 clusters)')

@@ -1,0 +1,268 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The report command's A/B, planning and history modes, end to end.
+
+On synthetic results files (conftest.RunLines: repeated runs with the
+benchmark's metadata, a known truth) and the real fixtures.
+"""
+
+import csv
+import json
+import re
+
+import pytest
+
+from perfkit_plugins.tools import report_command
+
+PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
+
+
+def _Arm(write_runs, name, clusters, scale=1.0, seed=0, per_file=1):
+  """Files of one arm: `clusters` runs on as many clusters."""
+  runs = [
+      dict(
+          cluster=f'{name}{i}',
+          start=1_790_000_000 + 3600 * i,
+          scale=scale,
+          seed=seed + i,
+      )
+      for i in range(clusters)
+  ]
+  return [
+      write_runs(f'{name}{i}.json', *runs[i : i + per_file])
+      for i in range(0, clusters, per_file)
+  ]
+
+
+def test_b_at_three_quarters_is_worse_with_json_and_forest(
+    write_runs, tmp_path, capsys
+):
+  a = _Arm(write_runs, 'a', 3, seed=1)
+  b = _Arm(write_runs, 'b', 3, scale=0.75, seed=11, per_file=3)
+  assert len(b) == 1  # one file holding B's three runs
+  out = tmp_path / 'out'
+  argv = a + ['--vs'] + b + ['--json', str(out / 'ab.json'), '--no_plots']
+  argv += ['--forest', str(out / 'forest.png')]
+  assert report_command.Main(argv) == 0
+  text = capsys.readouterr().out
+  assert text.startswith('A/B comparison of scylla_phases runs: B against A')
+  assert 'A: scylla 2026.1.0 on 3 x z3-highmem-88: 3 runs on 3 clusters' in (
+      text
+  )
+  assert 'Unit replicated: clusters' in text
+  assert 'read_small op rate: B/A = -2' in text
+  assert 'mixed READ op rate: B/A = ' in text
+  assert text.rstrip().endswith(f'Forest plot: {out / "forest.png"}')
+  rows = json.loads((out / 'ab.json').read_text())['rows']
+  rates = [r for r in rows if r['metric'] == 'op_rate']
+  assert {r['verdict'] for r in rates} == {'WORSE'}
+  assert {(r['clusters_a'], r['clusters_b']) for r in rows} == {(3, 3)}
+  assert (out / 'forest.png').read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_identical_arms_give_no_better_or_worse(write_runs, tmp_path, capsys):
+  a = _Arm(write_runs, 'a', 3, seed=21)
+  b = _Arm(write_runs, 'b', 3, seed=31)
+  path = tmp_path / 'ab.json'
+  plots = tmp_path / 'plots'
+  argv = a + ['--vs'] + b + ['--json', str(path), f'--plots_dir={plots}']
+  assert report_command.Main(argv) == 0
+  verdicts = {r['verdict'] for r in json.loads(path.read_text())['rows']}
+  assert not verdicts & {'BETTER', 'WORSE'}
+  # The forest plot goes to --plots_dir by default.
+  assert capsys.readouterr().out.endswith(
+      f'JSON: {path}\nForest plot: {plots / "ab_forest.png"}\n'
+  )
+
+
+def test_one_cluster_per_arm_warns_once(write_runs, capsys, tmp_path):
+  a = _Arm(write_runs, 'a', 1, seed=41)
+  b = _Arm(write_runs, 'b', 1, scale=0.75, seed=51)
+  assert (
+      report_command.Main(a + ['--vs'] + b + [f'--plots_dir={tmp_path / "p"}'])
+      == 0
+  )
+  out = capsys.readouterr().out
+  assert (
+      'Warning, every row: one cluster per arm: the interval covers only'
+      ' these two clusters'
+  ) in out
+  assert (tmp_path / 'p' / 'ab_forest.png').read_bytes()[:8] == PNG_SIGNATURE
+
+
+@pytest.mark.parametrize(
+    'text, value', [('3%', 0.03), ('0.03', 0.03), ('2.5%', 0.025)]
+)
+def test_margin_is_a_fraction_or_a_percentage(text, value):
+  assert report_command.Fraction(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    'argv, message',
+    [
+        (['a.json', '--margin', '3'], 'a fraction such as 0.05'),
+        (['a.json', '--margin', '3%'], '--margin goes with --vs'),
+        (['a.json', '--json', 'x'], '--json goes with --vs'),
+        (['a.json', '--vs', 'b.json', '--history', 'h'], 'not take --vs'),
+        (['--plan_ab', '--difference', '5%'], 'needs measured noise'),
+        (['--plan_ab', '--noise_from', 'x'], 'needs --difference'),
+        (['--plan_ab', '--assume_cv', '2%', '--difference', '5%'], 'BETWEEN'),
+        (['a.json', '--noise_from', 'x'], '--noise_from goes with --plan_ab'),
+        ([], 'give one or more results files'),
+    ],
+)
+def test_bad_command_lines_say_why(argv, message, capsys):
+  with pytest.raises(SystemExit) as exit_:
+    report_command.Main(argv)
+  assert exit_.value.code == 2
+  assert message in capsys.readouterr().err
+
+
+def test_a_run_in_both_arms_is_refused(write_runs, capsys):
+  a = _Arm(write_runs, 'a', 2, seed=61)
+  assert report_command.Main(a + ['--vs', a[0], '--no_plots']) == 1
+  assert 'each run counts once' in capsys.readouterr().err
+
+
+def test_old_files_compare_and_say_there_is_no_test(testdata, tmp_path, capsys):
+  paths = []
+  for name in ('report-2loaders.json', 'report-1loader.json'):
+    path = tmp_path / name
+    path.write_text(testdata('report', name))
+    paths.append(str(path))
+  assert (
+      report_command.Main(
+          [paths[0], '--vs', paths[1], '--forest', str(tmp_path / 'f.png')]
+      )
+      == 0
+  )
+  out = capsys.readouterr().out
+  assert 'Verdicts: 12 INCONCLUSIVE' in out
+  assert 'populate op rate: B/A = -51.1% (no interval; 1 run per arm)' in out
+  assert (tmp_path / 'f.png').read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_plan_from_an_aa_experiment(write_runs, capsys):
+  aa = write_runs(
+      'aa.json',
+      *[
+          dict(cluster=f'x{i}', start=1_790_000_000 + i, seed=70 + i)
+          for i in range(4)
+      ],
+  )
+  argv = ['--plan_ab', '--noise_from', aa, '--difference', '5%']
+  argv += ['--cluster_hours', '3', '--usd_per_cluster_hour', '40']
+  assert report_command.Main(argv) == 0
+  out = capsys.readouterr().out
+  assert out.startswith(
+      'A/B plan: clusters per arm to detect a difference of +5.0%'
+  )
+  assert 'Noise: measured on 4 runs on 4 clusters' in out
+  assert 'read_small    READ   op rate' in out
+  assert 'Every figure: ' in out and ' x 3 h x $40.00)' in out
+  assert 'A B B A' in out
+
+
+def test_plan_from_an_assumption_says_so(capsys):
+  argv = ['--plan_ab', '--assume_cv', '2%,1%', '--difference=-3%']
+  assert report_command.Main(argv + ['--repeats', '3']) == 0
+  out = capsys.readouterr().out
+  assert 'difference of -3.0%' in out
+  assert 'Noise: ASSUMED, not measured' in out
+  assert 'Cost: give --cluster_hours and --usd_per_cluster_hour' in out
+
+
+def test_history_csv(write_runs, tmp_path, capsys):
+  later = write_runs('later.json', dict(cluster='z', start=1_790_900_000))
+  both = write_runs(
+      'both.json',
+      dict(cluster='y', start=1_790_500_000),
+      dict(cluster='x', start=1_790_000_000, new_keys=False),
+  )
+  path = tmp_path / 'history' / 'h.csv'
+  assert report_command.Main([later, both, '--history', str(path)]) == 0
+  assert capsys.readouterr().out == f'History: 3 runs, 18 columns -> {path}\n'
+  header, *rows = list(csv.reader(path.open()))
+  assert header[0] == 'time'
+  assert 'latency_2000/WRITE/latency_p99_rt' in header
+  assert 'mixed/WRITE/op_rate' in header
+  assert [row[header.index('cluster')] for row in rows] == ['x', 'y', 'z']
+  assert [row[0] for row in rows] == sorted(row[0] for row in rows)
+  assert [row[header.index('repeats')] for row in rows] == ['1', '3', '3']
+
+
+def test_an_output_that_cannot_be_written_is_named(
+    write_runs, tmp_path, capsys
+):
+  run = write_runs('r.json', dict(cluster='c', start=1))
+  blocker = tmp_path / 'file'
+  blocker.write_text('')
+  target = str(blocker / 'h.csv')
+  assert report_command.Main([run, '--history', target]) == 1
+  assert capsys.readouterr().err.startswith(f'scylla-phases-report: {target}')
+
+
+def test_repeated_runs_show_aggregates_with_intervals(write_runs, capsys):
+  run = write_runs('r.json', dict(cluster='c', start=1, seed=3))
+  assert report_command.Main([run, '--no_plots']) == 0
+  out = capsys.readouterr().out
+  assert '3 repeats of each measured step' in out
+  assert '[low, high]: 95% interval (covers: within_cluster)' in out
+  assert re.search(r'read_small +READ +1\d,\d{3} \[1\d,\d{3}, 1\d,\d{3}\]', out)
+
+
+def test_a_forest_plot_that_cannot_be_written_is_named(
+    write_runs, tmp_path, capsys
+):
+  a = _Arm(write_runs, 'a', 1, seed=81)
+  b = _Arm(write_runs, 'b', 1, seed=91)
+  blocker = tmp_path / 'file'
+  blocker.write_text('')
+  target = str(blocker / 'f.png')
+  assert report_command.Main(a + ['--vs'] + b + ['--forest', target]) == 1
+  assert capsys.readouterr().err.startswith(f'scylla-phases-report: {target}')
+
+
+def test_the_readme_example(write_runs, tmp_path, capsys):
+  """Three clusters x three repeats per arm; B's read_small 23% slower."""
+  a = [
+      write_runs(
+          f'a{i + 1}.json',
+          dict(
+              cluster=f'a-cluster-{i}',
+              start=1_790_000_000 + 7200 * i,
+              seed=100 + i,
+          ),
+      )
+      for i in range(3)
+  ]
+  b = [
+      write_runs(
+          f'b{i + 1}.json',
+          dict(
+              cluster=f'b-cluster-{i}',
+              start=1_790_003_600 + 7200 * i,
+              seed=200 + i,
+              step_scales={'read_small': 0.77},
+          ),
+      )
+      for i in range(3)
+  ]
+  argv = a + ['--vs'] + b + ['--forest', str(tmp_path / 'forest.png')]
+  assert report_command.Main(argv) == 0
+  out = capsys.readouterr().out
+  assert 'Verdicts: 4 WORSE, 12 INCONCLUSIVE' in out
+  for line in out.split('\nClaims\n')[1].splitlines()[:16]:
+    assert line.endswith('B is worse') == line.startswith('  read_small')
