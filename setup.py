@@ -125,6 +125,7 @@ setuptools.setup(
         'console_scripts': [
             'scylla-phases-plan = perfkit_plugins.tools.plan_command:Main',
             'scylla-phases-report = perfkit_plugins.tools.report_command:Main',
+            'scylla-phases-local = perfkit_plugins.tools.local_run:Main',
         ],
     },
     cmdclass={

@@ -1,0 +1,745 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Several real machines on this host, for stock pkb.py as static VMs.
+
+Each machine is a Linux network namespace (its own address on a bridge made
+here, its own loopback) and a mount namespace with its own /tmp, /root,
+/opt/pkb, data disk at DATA_MOUNT and package manager state, running its
+own sshd with key-only root login. Everything else (/usr, the JDKs, the
+installed packages) is the host's, so an `apt-get install` of a package the
+host has succeeds inside without a network. The host serves files to the
+machines over HTTP on the bridge address (`StartMirror`). The machines have
+no route beyond the bridge, so whatever tries the internet (apt-get update)
+fails at once instead of waiting for a timeout.
+
+Every interface and namespace is named after one tag (`<tag>` the bridge,
+`<tag>-<i>` the namespaces, `<tag>v<i>` the host ends of their links); the
+tag is unique per owner, and each set's /24 is one no address or route of
+this host is in, chosen under a lock, so sets of several owners coexist.
+Every process is started and stopped by its PID: sshd is the process
+started in each machine; whatever runs over ssh lives in the machine's
+network namespace and `Destroy` ends it by the PIDs `ip netns pids` lists,
+then removes the namespaces, the links, the bridge and the directory.
+
+Needs root, iproute2, util-linux (unshare, nsenter) and openssh-server.
+"""
+
+import contextlib
+import dataclasses
+import fcntl
+import ipaddress
+import os
+import pathlib
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import zlib
+
+from perfkit_plugins.local import processes
+
+# Where each machine's data disk is mounted (a directory of the set, bound
+# over a tmpfs on /mnt inside the machine).
+DATA_MOUNT = '/mnt/data'
+# Package manager state each machine gets a private copy of: concurrent
+# installs on several machines then never wait for one lock, and nothing a
+# machine does changes the host's package database. The copies hold no
+# package lists, so a machine knows exactly the packages the host has
+# installed: installing one of them is a no-op (never an upgrade it could
+# not download), any other is not found at once.
+PRIVATE_STATE = ('/var/lib/dpkg', '/var/lib/apt', '/var/cache/apt')
+# The directories of those kept empty (package lists and their caches).
+EMPTIED = ('/var/lib/apt/lists', '/var/cache/apt')
+REQUIRED_TOOLS = ('ip', 'unshare', 'nsenter', 'ssh', 'ssh-keygen', 'sshd')
+SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin'
+SSH_OPTIONS = (
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'LogLevel=ERROR',
+    '-o',
+    'BatchMode=yes',
+)
+# Held while a set picks its /24 and puts it on its bridge: two sets made
+# at once never pick the same one. In /run/lock (a tmpfs) where there is
+# one.
+NETWORK_LOCK_NAME = 'perfkit_plugins_networks.lock'
+# The /24s a set may use: 10.200.0.0/24 to 10.249.249.0/24.
+_SUBNETS = tuple(
+    f'10.{second}.{third}.0/24'
+    for second in range(200, 250)
+    for third in range(250)
+)
+# Linux interface names hold at most 15 characters.
+_MAX_INTERFACE_NAME = 15
+# First host number of the machines in their /24 (.1 is the host's).
+_FIRST_MACHINE = 10
+MAX_MACHINES = 200
+
+
+class HostMachinesError(Exception):
+  """The machines could not be built or reached."""
+
+
+def Problem():
+  """Why no machines can be built here, or None when they can."""
+  if os.geteuid() != 0:
+    return (
+        'needs root: the machines are network and mount namespaces of this'
+        ' host (run it with sudo)'
+    )
+  missing = [
+      tool
+      for tool in REQUIRED_TOOLS
+      if not shutil.which(tool, path=SYSTEM_PATH)
+  ]
+  if missing:
+    return (
+        f'needs {", ".join(missing)} to make machines of namespaces (Debian'
+        ' and Ubuntu: apt-get install iproute2 util-linux openssh-client'
+        ' openssh-server)'
+    )
+  return None
+
+
+def _Run(*args, check=True, **kwargs):
+  return subprocess.run(
+      args, check=check, capture_output=True, text=True, **kwargs
+  )
+
+
+def _Wait(predicate, timeout, what):
+  deadline = time.monotonic() + timeout
+  while not predicate():
+    if time.monotonic() > deadline:
+      raise HostMachinesError(f'timed out after {timeout} s waiting for {what}')
+    time.sleep(0.1)
+
+
+def NetnsNames():
+  """The network namespaces of this host, by name."""
+  out = _Run('ip', 'netns', 'list', check=False).stdout
+  return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def LinkNames():
+  """The network interfaces of this host, by name (without `@peer`)."""
+  out = _Run('ip', '-o', 'link', 'show', check=False).stdout
+  return [
+      line.split(':')[1].strip().split('@')[0]
+      for line in out.splitlines()
+      if line.count(':') >= 2
+  ]
+
+
+def _UsedNetworks():
+  """Every IPv4 network this host has an address in or a route to."""
+  used = []
+  out = _Run('ip', '-o', '-4', 'addr', 'show', check=False).stdout
+  for line in out.splitlines():
+    words = line.split()
+    if 'inet' in words:
+      address = words[words.index('inet') + 1]
+      used.append(ipaddress.ip_interface(address).network)
+  routes = _Run('ip', '-4', 'route', 'show', 'table', 'all', check=False)
+  for line in routes.stdout.splitlines():
+    words = line.split()
+    if words and words[0] in (
+        'local',
+        'broadcast',
+        'unicast',
+        'unreachable',
+        'blackhole',
+        'prohibit',
+        'throw',
+        'anycast',
+        'multicast',
+    ):
+      words = words[1:]
+    if not words or words[0] == 'default':
+      continue
+    try:
+      network = ipaddress.ip_network(words[0], strict=False)
+    except ValueError:
+      continue
+    if network.prefixlen:
+      used.append(network)
+  return used
+
+
+def FreeSubnet(tag, used=None):
+  """A /24 of _SUBNETS that overlaps no network in `used`.
+
+  The search starts at a place derived from the tag, so sets of different
+  owners usually differ at the first try.
+
+  Args:
+    tag: the set's tag.
+    used: networks in use; default this host's (_UsedNetworks).
+
+  Raises:
+    HostMachinesError: every candidate is in use.
+  """
+  used = _UsedNetworks() if used is None else used
+  start = zlib.crc32(tag.encode()) % len(_SUBNETS)
+  for i in range(len(_SUBNETS)):
+    candidate = ipaddress.ip_network(_SUBNETS[(start + i) % len(_SUBNETS)])
+    if not any(candidate.overlaps(network) for network in used):
+      return candidate
+  raise HostMachinesError('no free /24 in 10.200.0.0-10.249.249.0')
+
+
+def NetworkLockPath():
+  """The lock file held while a set picks its network."""
+  run_lock = pathlib.Path('/run/lock')
+  directory = run_lock if run_lock.is_dir() else pathlib.Path('/var/tmp')
+  return directory / NETWORK_LOCK_NAME
+
+
+@contextlib.contextmanager
+def _NetworkLock():
+  with open(NetworkLockPath(), 'a') as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+      yield
+    finally:
+      fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@dataclasses.dataclass
+class Machine:
+  """One machine.
+
+  Attributes:
+    name: its hostname.
+    netns: its network namespace.
+    address: its address on the bridge (and its internal IP).
+    directory: host directory holding its private directories.
+    sshd_pid: the PID of its sshd; the machine's namespaces are that
+      process's.
+  """
+
+  name: str
+  netns: str
+  address: str
+  directory: pathlib.Path
+  sshd_pid: int = 0
+
+  @property
+  def data_dir(self):
+    """The host directory behind DATA_MOUNT inside the machine."""
+    return self.directory / 'data'
+
+  def Pids(self):
+    """PIDs of every process in the machine's network namespace."""
+    out = _Run('ip', 'netns', 'pids', self.netns, check=False).stdout
+    return [int(pid) for pid in out.split()]
+
+  def Processes(self):
+    """{pid: command line} of the machine's processes, sshd excluded."""
+    found = {}
+    for pid in self.Pids():
+      if pid == self.sshd_pid:
+        continue
+      command = processes.CommandLine(pid)
+      if not command or command.startswith('sshd:'):
+        continue
+      found[pid] = command
+    return found
+
+  def SetLink(self, up):
+    """Brings the machine's network link up or down (it vanishes)."""
+    _Run('ip', '-n', self.netns, 'link', 'set', 'eth0', 'up' if up else 'down')
+
+  def Signal(self, pid, sig):
+    """Sends a signal to one of the machine's processes, by PID."""
+    if pid not in self.Pids():
+      raise HostMachinesError(f'{pid} is not a process of {self.name}')
+    os.kill(pid, sig)
+
+  def Enter(self, command, check=True, timeout=60):
+    """Runs a shell command inside the machine's namespaces (as root)."""
+    return _Run(
+        'nsenter',
+        '-t',
+        str(self.sshd_pid),
+        '-n',
+        '-m',
+        '-u',
+        'sh',
+        '-c',
+        command,
+        check=check,
+        timeout=timeout,
+    )
+
+
+class HostMachines:
+  """A bridge, its machines and (optionally) a mirror on the host.
+
+  Attributes:
+    tag: names the bridge, namespaces and links; unique per owner.
+    root: host directory of the set (root/tag).
+    bridge: the bridge's interface name.
+    subnet: its /24 (chosen by Create unless given).
+    host_address: the host's address on the bridge (the mirror's).
+    key_path: the private key every machine accepts for root.
+    machines: Machine by name, in creation order.
+    os_type: PKB's os_type of the machines (the host's OS).
+    mirror: the mirror server's processes.Process, once started.
+    mirror_url: base URL of the mirror, once started.
+  """
+
+  machine_class = Machine
+
+  def __init__(self, names, root, tag, subnet=None, os_type='debian12'):
+    """Describes a set of machines; Create() builds it.
+
+    Args:
+      names: machine names (hostnames), at most MAX_MACHINES.
+      root: host directory under which the set's directory is made (never
+        under /tmp: each machine mounts its own /tmp).
+      tag: a name no other set on this host uses (letters and digits).
+      subnet: an IPv4 /24 to use; default a free one (FreeSubnet).
+      os_type: PKB's os_type of the host's OS.
+
+    Raises:
+      HostMachinesError: too many machines, or a tag too long for the
+        interface names.
+    """
+    names = tuple(names)
+    if len(names) > MAX_MACHINES:
+      raise HostMachinesError(f'{len(names)} machines: at most {MAX_MACHINES}')
+    longest = f'{tag}v{max(len(names) - 1, 0)}'
+    if len(longest) > _MAX_INTERFACE_NAME:
+      raise HostMachinesError(
+          f'interface name {longest} is longer than {_MAX_INTERFACE_NAME}'
+      )
+    self.tag = tag
+    self.root = pathlib.Path(root) / tag
+    self.bridge = tag
+    self.subnet = ipaddress.ip_network(subnet) if subnet else None
+    self.host_address = None
+    self.key_path = self.root / 'id_ed25519'
+    self.os_type = os_type
+    self.machines = {
+        name: self.machine_class(
+            name=name,
+            netns=f'{tag}-{index}',
+            address='',
+            directory=self.root / name,
+        )
+        for index, name in enumerate(names)
+    }
+    self.mirror = None
+    self.mirror_url = None
+    self._mirror_process = None
+    self._sshd_processes = []
+    if self.subnet is not None:
+      self._Address(self.subnet)
+
+  def _Address(self, subnet):
+    hosts = list(subnet.hosts())
+    self.subnet = subnet
+    self.host_address = str(hosts[0])
+    for index, machine in enumerate(self.machines.values()):
+      machine.address = str(hosts[_FIRST_MACHINE + index])
+
+  @property
+  def prefix_length(self):
+    return self.subnet.prefixlen
+
+  def Record(self):
+    """What Destroy needs to remove the set from another process (JSON)."""
+    return {
+        'tag': self.tag,
+        'root': str(self.root.parent),
+        'subnet': str(self.subnet) if self.subnet else None,
+        'os_type': self.os_type,
+        'machines': {
+            name: {'netns': m.netns, 'sshd_pid': m.sshd_pid}
+            for name, m in self.machines.items()
+        },
+        'mirror': self.mirror.AsList() if self.mirror else None,
+        'mirror_url': self.mirror_url,
+    }
+
+  @classmethod
+  def FromRecord(cls, record):
+    """The set a Record describes (made by this or another process)."""
+    machines = cls(
+        record['machines'],
+        record['root'],
+        record['tag'],
+        subnet=record['subnet'],
+        os_type=record['os_type'],
+    )
+    for name, entry in record['machines'].items():
+      machines.machines[name].netns = entry['netns']
+      machines.machines[name].sshd_pid = entry['sshd_pid']
+    if record.get('mirror'):
+      machines.mirror = processes.Process.FromList(record['mirror'])
+    machines.mirror_url = record.get('mirror_url')
+    return machines
+
+  def Create(self):
+    """Builds the bridge and every machine and waits for their sshd.
+
+    Raises:
+      HostMachinesError: this host cannot have machines (Problem), the tag
+        is taken, or a machine's sshd does not answer.
+    """
+    problem = Problem()
+    if problem:
+      raise HostMachinesError(problem)
+    if self.root.exists():
+      shutil.rmtree(self.root)
+    self.root.mkdir(parents=True)
+    _Run(
+        'ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', str(self.key_path)
+    )
+    authorized = self.root / 'authorized_keys'
+    shutil.copy(self.key_path.with_suffix('.pub'), authorized)
+    authorized.chmod(0o600)
+    pathlib.Path('/run/sshd').mkdir(exist_ok=True)
+    with _NetworkLock():
+      taken = [
+          name
+          for name in NetnsNames() + LinkNames()
+          if name == self.tag
+          or name.startswith((f'{self.tag}-', f'{self.tag}v'))
+      ]
+      if taken:
+        raise HostMachinesError(
+            f'{", ".join(taken)} already exist(s): another set uses the tag'
+            f' {self.tag}'
+        )
+      if self.host_address is None:
+        self._Address(FreeSubnet(self.tag))
+      _Run('ip', 'link', 'add', self.bridge, 'type', 'bridge')
+      _Run(
+          'ip',
+          'addr',
+          'add',
+          f'{self.host_address}/{self.prefix_length}',
+          'dev',
+          self.bridge,
+      )
+    _Run('ip', 'link', 'set', self.bridge, 'up')
+    for index, machine in enumerate(self.machines.values()):
+      self._CreateMachine(index, machine, authorized)
+    for machine in self.machines.values():
+      _Wait(
+          lambda m=machine: self._SshAnswers(m),
+          30,
+          f'sshd on {machine.name} ({machine.address})',
+      )
+    return self
+
+  def _CreateMachine(self, index, machine, authorized):
+    """Its directories, namespace, link and address; starts its sshd."""
+    d = machine.directory
+    for sub in ('tmp', 'root', 'opt-pkb', 'data'):
+      (d / sub).mkdir(parents=True)
+    # No name server: a lookup (apt-get update) fails at once. Its own name
+    # resolves (sudo complains, and mails root, about one that does not).
+    (d / 'resolv.conf').write_text('nameserver 127.0.0.1\n')
+    (d / 'hosts').write_text(
+        f'127.0.0.1 localhost\n{machine.address} {machine.name}\n'
+    )
+    (d / 'tmp').chmod(0o1777)
+    (d / 'root').chmod(0o700)
+    for path in PRIVATE_STATE:
+      if os.path.isdir(path):
+        shutil.copytree(
+            path,
+            d / 'state' / path.strip('/'),
+            symlinks=True,
+            ignore=lambda directory, _: (
+                os.listdir(directory) if directory in EMPTIED else ()
+            ),
+        )
+    for path in EMPTIED:
+      (d / 'state' / path.strip('/') / 'partial').mkdir(
+          parents=True, exist_ok=True
+      )
+      (d / 'state' / path.strip('/') / 'archives' / 'partial').mkdir(
+          parents=True, exist_ok=True
+      )
+    veth = f'{self.tag}v{index}'
+    _Run('ip', 'netns', 'add', machine.netns)
+    _Run(
+        'ip',
+        'link',
+        'add',
+        veth,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        'eth0',
+        'netns',
+        machine.netns,
+    )
+    _Run('ip', 'link', 'set', veth, 'master', self.bridge, 'up')
+    ns = ('ip', '-n', machine.netns)
+    _Run(
+        *ns,
+        'addr',
+        'add',
+        f'{machine.address}/{self.prefix_length}',
+        'dev',
+        'eth0',
+    )
+    _Run(*ns, 'link', 'set', 'eth0', 'up')
+    _Run(*ns, 'link', 'set', 'lo', 'up')
+    host_key = d / 'ssh_host_ed25519_key'
+    _Run('ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', str(host_key))
+    config = d / 'sshd_config'
+    config.write_text(
+        f'ListenAddress {machine.address}\n'
+        f'HostKey {host_key}\n'
+        f'AuthorizedKeysFile {authorized}\n'
+        'PermitRootLogin prohibit-password\n'
+        'PasswordAuthentication no\n'
+        'KbdInteractiveAuthentication no\n'
+        'UsePAM no\n'
+        'StrictModes no\n'
+        'MaxSessions 100\n'
+        'Subsystem sftp internal-sftp\n'
+        'MaxStartups 100\n'
+        f'PidFile {d / "sshd.pid"}\n'
+    )
+    script = d / 'start.sh'
+    script.write_text(self._StartScript(machine, config))
+    with open(d / 'sshd.log', 'ab') as log:
+      # Ended by PID in Destroy, also when this process is gone.
+      # pylint: disable-next=consider-using-with
+      process = subprocess.Popen(
+          [
+              'ip',
+              'netns',
+              'exec',
+              machine.netns,
+              'unshare',
+              '--mount',
+              '--uts',
+              '--propagation',
+              'private',
+              'sh',
+              str(script),
+          ],
+          stdin=subprocess.DEVNULL,
+          stdout=log,
+          stderr=subprocess.STDOUT,
+          start_new_session=True,
+      )
+    self._sshd_processes.append(process)
+    # `ip netns exec`, `unshare` and `sh` all exec: the PID is sshd's.
+    machine.sshd_pid = process.pid
+
+  @staticmethod
+  def _StartScript(machine, config):
+    """Mounts the machine's private directories, then becomes its sshd.
+
+    /tmp is bound last: the set's own directories are never under it.
+    """
+    d = machine.directory
+    lines = ['set -e', f'hostname {shlex.quote(machine.name)}']
+    binds = [(d / 'root', '/root'), (d / 'opt-pkb', '/opt/pkb')]
+    binds += [
+        (d / 'state' / path.strip('/'), path)
+        for path in PRIVATE_STATE
+        if os.path.isdir(path)
+    ]
+    binds.append((d / 'resolv.conf', '/etc/resolv.conf'))
+    binds.append((d / 'hosts', '/etc/hosts'))
+    lines.append('mkdir -p /opt/pkb')
+    for source, target in binds:
+      lines.append(f'mount --bind {shlex.quote(str(source))} {target}')
+    lines += [
+        'mount -t tmpfs -o size=1m,mode=755 local-mnt /mnt',
+        f'mkdir -p {DATA_MOUNT}',
+        f'mount --bind {shlex.quote(str(d / "data"))} {DATA_MOUNT}',
+        f'mount --bind {shlex.quote(str(d / "tmp"))} /tmp',
+        f'exec /usr/sbin/sshd -D -e -f {shlex.quote(str(config))}',
+    ]
+    return '\n'.join(lines) + '\n'
+
+  def SshCommand(self, machine, command):
+    """The ssh command line that runs `command` on a machine as root."""
+    return [
+        'ssh',
+        *SSH_OPTIONS,
+        '-i',
+        str(self.key_path),
+        f'root@{machine.address}',
+        command,
+    ]
+
+  def _SshAnswers(self, machine):
+    if not processes.Runs(machine.sshd_pid):
+      log = (machine.directory / 'sshd.log').read_text(errors='replace')
+      raise HostMachinesError(f'sshd of {machine.name} exited:\n{log}')
+    result = _Run(*self.SshCommand(machine, 'true'), check=False, timeout=10)
+    return result.returncode == 0
+
+  def Ssh(self, name, command, check=True, timeout=120):
+    """Runs a command on a machine over ssh; returns the CompletedProcess."""
+    return _Run(
+        *self.SshCommand(self.machines[name], command),
+        check=check,
+        timeout=timeout,
+    )
+
+  def StartMirror(self, directory):
+    """Serves `directory` over HTTP on the bridge address.
+
+    The server runs in a session of its own: a Ctrl-C in the terminal
+    reaches the process that owns the set, which ends the server by PID.
+
+    Returns:
+      The mirror's base URL (no trailing slash).
+    """
+    with socket.socket() as s:
+      s.bind((self.host_address, 0))
+      port = s.getsockname()[1]
+    with open(self.root / 'mirror.log', 'ab') as log:
+      # Ended by PID in Destroy, also when this process is gone.
+      # pylint: disable-next=consider-using-with
+      self._mirror_process = subprocess.Popen(
+          [
+              sys.executable,
+              '-m',
+              'http.server',
+              '--bind',
+              self.host_address,
+              '--directory',
+              str(directory),
+              str(port),
+          ],
+          stdin=subprocess.DEVNULL,
+          stdout=log,
+          stderr=subprocess.STDOUT,
+          start_new_session=True,
+      )
+    self.mirror = processes.Of(self._mirror_process.pid)
+    self.mirror_url = f'http://{self.host_address}:{port}'
+
+    def Serves():
+      if self._mirror_process.poll() is not None:
+        raise HostMachinesError(
+            f'the mirror exited: {(self.root / "mirror.log").read_text()}'
+        )
+      try:
+        with socket.create_connection((self.host_address, port), timeout=1):
+          return True
+      except OSError:
+        return False
+
+    _Wait(Serves, 30, f'the mirror at {self.mirror_url}')
+    return self.mirror_url
+
+  def PkbConfig(self, servers, loaders, flags):
+    """A benchmark config whose groups are these machines as static VMs.
+
+    Args:
+      servers: machine names of the servers (their data disk declared at
+        DATA_MOUNT).
+      loaders: machine names of the loaders.
+      flags: the config's `flags:`.
+
+    Returns:
+      The config as a dict, for YAML.
+    """
+    return {
+        'scylla_phases': {
+            'vm_groups': {
+                'servers': {
+                    'static_vms': [
+                        self.StaticVm(
+                            n, disk_specs=[{'mount_point': DATA_MOUNT}]
+                        )
+                        for n in servers
+                    ]
+                },
+                'loaders': {'static_vms': [self.StaticVm(n) for n in loaders]},
+            },
+            'flags': dict(flags),
+        }
+    }
+
+  def StaticVm(self, name, **extra):
+    """The `static_vms` entry of a PKB config for one machine."""
+    machine = self.machines[name]
+    return {
+        'ip_address': machine.address,
+        'internal_ip': machine.address,
+        'user_name': 'root',
+        'ssh_private_key': str(self.key_path),
+        'ssh_port': 22,
+        'os_type': self.os_type,
+        **extra,
+    }
+
+  def Destroy(self):
+    """Ends every process by PID, removes namespaces, links and files.
+
+    Safe to call on a set that is partly built or already gone.
+    """
+    for machine in self.machines.values():
+      processes.EndPids(machine.Pids)
+    if self.mirror is not None:
+      processes.End(self.mirror)
+    for process in self._sshd_processes + [self._mirror_process]:
+      if process is not None:
+        process.poll()  # Reaps it: it is ended above.
+    netns = set(NetnsNames())
+    for machine in self.machines.values():
+      if machine.netns in netns:
+        _Run('ip', 'netns', 'del', machine.netns, check=False)
+    links = set(LinkNames())
+    for index in range(len(self.machines)):
+      if f'{self.tag}v{index}' in links:
+        _Run('ip', 'link', 'del', f'{self.tag}v{index}', check=False)
+    if self.bridge in links:
+      _Run('ip', 'link', 'del', self.bridge, check=False)
+    shutil.rmtree(self.root, ignore_errors=True)
+
+  def Leftovers(self):
+    """What of the set still exists: namespaces, links, its directory."""
+    left = [
+        n for n in NetnsNames() if n == self.tag or n.startswith(f'{self.tag}-')
+    ]
+    left += [
+        n for n in LinkNames() if n == self.tag or n.startswith(f'{self.tag}v')
+    ]
+    if self.root.exists():
+      left.append(str(self.root))
+    return left
+
+  def __enter__(self):
+    try:
+      return self.Create()
+    except BaseException:
+      self.Destroy()
+      raise
+
+  def __exit__(self, *exc):
+    self.Destroy()

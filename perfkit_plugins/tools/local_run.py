@@ -1,0 +1,800 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""`scylla-phases-local`: every phase of the benchmark on this one host.
+
+    sudo scylla-phases-local                  # 3 servers, 2 loaders
+    sudo scylla-phases-local run --servers 1 --loaders 1
+    sudo scylla-phases-local run -- --scylla_durations=all=60
+    sudo scylla-phases-local run --keep       # leave the cluster up
+    sudo scylla-phases-local down             # remove a kept cluster
+    python -m perfkit_plugins.tools.local_run
+
+Makes a cluster of machines on this host (network and mount namespaces
+with their own sshd: perfkit_plugins/local/host_machines.py), serves
+Apache Cassandra (built from Maven Central's jars) and ScyllaDB's
+cassandra-stress from a mirror on the host with their checksums, writes a
+benchmark config of the machines as PKB static VMs with a plan sized for
+the host (PlanFlags: every phase in about 10 minutes on 2 cores), runs
+stock pkb.py through every stage, prints the benchmark's progress, then
+the report's tables (scylla-phases-report) and writes its plots, and
+removes everything it made: processes by PID, namespaces, links, bridge
+and its work directory. The results (PKB's run directory, the report and
+its plots) stay in --results_dir. pkb.py flags after `--` are passed on
+(they win over the plan's).
+
+The engine is Apache Cassandra: ScyllaDB needs its packages and real
+disks. The machines share the host's CPUs and clock and have no RAID:
+the figures show what a run publishes, not what a database can do.
+
+A Ctrl-C (SIGINT; SIGTERM and SIGHUP alike) is passed to pkb.py, which
+stops the step, publishes what was measured and cleans the machines; a
+second one kills pkb.py at once; then everything is removed. With --keep
+the cluster stays up after pkb.py ends (its state file names the mirror
+server as its owner) for more pkb.py runs with the written config, until
+`scylla-phases-local down`. A cluster whose owner is gone is removed by
+the next command.
+
+Exit status: 0 when every step's phase_status is 1; 1 when the run failed;
+2 on a bad command line; 3 when it refuses to start (the reason on
+stderr); 130 when interrupted.
+"""
+
+import argparse
+import contextlib
+import fcntl
+import importlib.util
+import io
+import json
+import os
+import pathlib
+import shlex
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+import yaml
+
+from perfkit_plugins.core.config import settings
+from perfkit_plugins.core.results import results_tables
+from perfkit_plugins.local import cassandra_build
+from perfkit_plugins.local import cluster_state
+from perfkit_plugins.local import host_checks
+from perfkit_plugins.local import host_machines
+from perfkit_plugins.local import mirror as mirror_lib
+from perfkit_plugins.local import pkb_process
+from perfkit_plugins.local import processes
+from perfkit_plugins.tools import pkb_location
+from perfkit_plugins.tools import report_command
+
+PROG = 'scylla-phases-local'
+DEFAULT_WORK_DIR = '/var/tmp/scylla_phases_local'
+DEFAULT_RESULTS_DIR = 'scylla_phases_local_results'
+CONFIG_NAME = 'scylla_phases_local.yaml'
+CASSANDRA_VERSION = cassandra_build.CASSANDRA_50
+# Interface names of a local cluster start with this and the PID of the
+# command that made it (the test beds' start with 'pkbtb').
+TAG_PREFIX = 'pkblc'
+MAX_MACHINES_PER_GROUP = 20
+# What the run publishes as the machines' type.
+MACHINE_TYPE_LABEL = 'local'
+# pkb.py flags the command gives itself.
+RESERVED_PKB_FLAGS = (
+    'benchmarks',
+    'benchmark_config_file',
+    'temp_dir',
+    'run_uri',
+    'run_stage',
+)
+# After a Ctrl-C, how long pkb.py gets to stop the step and clean up.
+INTERRUPT_GRACE_S = 300
+POLL_S = 0.5
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_REFUSED = 3
+EXIT_INTERRUPTED = 130
+
+ENGINE_NOTE = (
+    f'The engine here is Apache Cassandra {CASSANDRA_VERSION} (its jars from'
+    ' Maven Central), not ScyllaDB, which needs its packages and real disks.'
+    " The machines share this host's CPUs and clock and have no RAID: the"
+    ' figures show what a run publishes, not what a database can do.'
+)
+
+
+def PlanFlags(cpus, servers, loaders):
+  """The benchmark flags of a local run: every phase, in minutes.
+
+  Sized at 2 cores (about 10 minutes, provisioning and cleanup included);
+  the load grows with the cores. The latency ladder's rates stay below
+  what the host serves, and the small memtables of the local Cassandra
+  (cassandra_build.CLUSTER_OPTIONS) make the populate flush and compact,
+  so the quiesce has compactions to time.
+
+  Args:
+    cpus: the host's CPUs.
+    servers: the number of servers (the replication factor is at most it).
+    loaders: the number of loaders (reads during writes needs two).
+
+  Returns:
+    {flag name: value}.
+  """
+  scale = max(1, cpus // 2)
+  flags = {} if loaders > 1 else {'scylla_phases': ','.join(OneLoaderPhases())}
+  return flags | {
+      'scylla_engine': 'cassandra',
+      'scylla_cassandra_version': CASSANDRA_VERSION,
+      # Labels only (own machines get no price): the report's run names.
+      'scylla_server_machine_type': MACHINE_TYPE_LABEL,
+      'scylla_loader_machine_type': MACHINE_TYPE_LABEL,
+      'scylla_replication_factor': min(3, servers),
+      'scylla_num_keys': 50000 * scale,
+      'scylla_threads': 8 * scale,
+      'scylla_populate_threads': 8 * scale,
+      'scylla_durations': 'all=25,warmup=10,rdw=30,rdw_read_delay=5',
+      'scylla_latency_rates': ','.join(
+          str(r * scale) for r in (250, 500, 1000)
+      ),
+      'scylla_latency_threads': 8,
+      'scylla_rdw_write_rate': 250 * scale,
+      'scylla_rdw_read_threads': 4 * scale,
+      'scylla_hdr_interval_s': 2,
+      'scylla_quiesce_poll_s': 2,
+      'scylla_quiesce_settle_s': 10,
+      'scylla_quiesce_timeout_s': 600,
+      'scylla_step_grace_s': 120,
+  }
+
+
+def OneLoaderPhases():
+  """The default phases but reads during writes (writers, readers apart)."""
+  return tuple(p for p in settings.DEFAULT_PHASES if p != 'reads_during_writes')
+
+
+class Refusal(Exception):
+  """The command cannot start; the message says why and what to do."""
+
+
+class _RunFailed(Exception):
+  """The run could not go on; the message says why."""
+
+
+def _Count(text):
+  try:
+    value = int(text)
+  except ValueError:
+    value = 0
+  if not 1 <= value <= MAX_MACHINES_PER_GROUP:
+    raise argparse.ArgumentTypeError(
+        f'{text!r}: give a whole number from 1 to {MAX_MACHINES_PER_GROUP}'
+    )
+  return value
+
+
+def _Parser():
+  """The command line: run or down, and their options."""
+  parser = argparse.ArgumentParser(
+      prog=PROG,
+      usage=(
+          f'{PROG} [run] [--servers N] [--loaders N] [--keep] [options]'
+          f' [-- pkb.py flags]\n       {PROG} down [--work_dir DIR]'
+      ),
+      description=(
+          'Runs every phase of the scylla_phases benchmark through stock'
+          ' pkb.py on a cluster of machines made on this host (network'
+          ' namespaces with their own sshd; Apache Cassandra, not ScyllaDB),'
+          ' prints the report and removes everything it made. Needs root.'
+          ' `down` removes a cluster left up by --keep.'
+      ),
+      epilog=ENGINE_NOTE,
+  )
+  parser.add_argument(
+      'command',
+      nargs='?',
+      default='run',
+      choices=('run', 'down'),
+      help='run (the default) or down',
+  )
+  parser.add_argument(
+      '--servers',
+      type=_Count,
+      default=3,
+      help='Cassandra servers (default: %(default)s)',
+  )
+  parser.add_argument(
+      '--loaders',
+      type=_Count,
+      default=2,
+      help='cassandra-stress loaders (default: %(default)s)',
+  )
+  parser.add_argument(
+      '--keep',
+      action='store_true',
+      help=(
+          'leave the cluster up after the run, for more pkb.py runs with the'
+          f' config it prints; `{PROG} down` removes it'
+      ),
+  )
+  parser.add_argument(
+      '--work_dir',
+      default=DEFAULT_WORK_DIR,
+      help=(
+          "the cluster's directory: state file, config, mirror, machines,"
+          " pkb.py's temp dir; removed with the cluster (default:"
+          ' %(default)s)'
+      ),
+  )
+  parser.add_argument(
+      '--results_dir',
+      default=DEFAULT_RESULTS_DIR,
+      help=(
+          "where each run's results stay: <results_dir>/<run_uri>/ with"
+          " PKB's run directory, report.txt and plots/ (default:"
+          ' %(default)s)'
+      ),
+  )
+  parser.add_argument(
+      '--verbose',
+      action='store_true',
+      help=(
+          "show all of pkb.py's output instead of its stages and the"
+          " benchmark's steps"
+      ),
+  )
+  return parser
+
+
+def _FlagName(argument):
+  return argument.lstrip('-').split('=', 1)[0]
+
+
+def ParseArgs(argv):
+  """(options, pkb.py flags) of a command line; exits 2 when it is bad."""
+  argv = list(argv)
+  pkb_flags = []
+  if '--' in argv:
+    split = argv.index('--')
+    argv, pkb_flags = argv[:split], argv[split + 1 :]
+  parser = _Parser()
+  args = parser.parse_args(argv)
+  if args.command == 'down':
+    given = [
+        f'--{name}'
+        for name in ('servers', 'loaders', 'results_dir')
+        if getattr(args, name) != parser.get_default(name)
+    ]
+    given += ['--keep'] * args.keep + ['--verbose'] * args.verbose
+    if given or pkb_flags:
+      parser.error(
+          f'down takes --work_dir only, not {" ".join(given + pkb_flags)}'
+      )
+  for argument in pkb_flags:
+    if not argument.startswith('-'):
+      parser.error(
+          f'{argument!r} after --: give pkb.py flags only, such as'
+          ' --scylla_durations=all=60'
+      )
+    if _FlagName(argument) in RESERVED_PKB_FLAGS:
+      parser.error(
+          f'{argument}: {PROG} sets --{_FlagName(argument)} itself (flags'
+          f' it sets: {", ".join("--" + f for f in RESERVED_PKB_FLAGS)})'
+      )
+  return args, pkb_flags
+
+
+def MachineNames(servers, loaders):
+  """(server names, loader names) of a local cluster."""
+  return (
+      tuple(f'server-{i}' for i in range(servers)),
+      tuple(f'loader-{i}' for i in range(loaders)),
+  )
+
+
+def _Plural(count, noun):
+  return f'{count} {noun}{"" if count == 1 else "s"}'
+
+
+def _Say(text=''):
+  print(text, flush=True)
+
+
+def Problems(args, work_dir, checkout):
+  """Why a run of `args` cannot start here, or None (nothing is changed)."""
+  os_release = host_checks.ReadOsRelease()
+  return (
+      host_machines.Problem()
+      or pkb_process.Problem(checkout)
+      or host_checks.WorkDirProblem(work_dir)
+      or host_checks.OsProblem(os_release)
+      or host_checks.MachineToolsProblem()
+      or host_checks.JavaProblem(CASSANDRA_VERSION, host_checks.InstalledJava())
+      or mirror_lib.StressProblem(mirror_lib.StressTarball())
+      or host_checks.JarsProblem(CASSANDRA_VERSION)
+      or host_checks.MemoryProblem(
+          args.servers, args.loaders, host_checks.ReadMeminfo()
+      )
+  )
+
+
+def PkbCommand(checkout, config):
+  """The pkb.py command line that runs the benchmark on a kept cluster."""
+  return shlex.join(
+      pkb_process.Command(
+          checkout,
+          ['--benchmarks=scylla_phases', f'--benchmark_config_file={config}'],
+      )
+  )
+
+
+def _DownCommand(work_dir):
+  if str(work_dir) == DEFAULT_WORK_DIR:
+    return f'{PROG} down'
+  return f'{PROG} down --work_dir={shlex.quote(str(work_dir))}'
+
+
+@contextlib.contextmanager
+def _Locked(work_dir):
+  """Holds the work directory's lock (one command decides at a time)."""
+  fd = os.open(work_dir, os.O_RDONLY | os.O_DIRECTORY)
+  try:
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    yield
+  finally:
+    os.close(fd)
+
+
+def ClaimWorkDir(work_dir, checkout, new_state):
+  """Writes new_state into work_dir, after removing a stale cluster there.
+
+  Raises:
+    Refusal: a cluster of a live owner is there, or the directory holds
+      files that are not a local cluster's.
+  """
+  work_dir.mkdir(parents=True, exist_ok=True)
+  with _Locked(work_dir):
+    try:
+      state = cluster_state.Read(work_dir)
+    except cluster_state.StateError as e:
+      raise Refusal(str(e)) from e
+    if state is None and any(work_dir.iterdir()):
+      raise Refusal(
+          f"{work_dir} holds files and no local cluster's state file: give"
+          ' an empty or new --work_dir'
+      )
+    if state is not None and state.Alive():
+      if state.kept:
+        raise Refusal(
+            f'a local cluster is already up in {work_dir} (left by --keep):'
+            f' run pkb.py on it with\n  {PkbCommand(checkout, state.config)}'
+            f'\nor remove it with: {_DownCommand(work_dir)}'
+        )
+      raise Refusal(
+          f'a local run (PID {state.owner.pid}) is using {work_dir}: wait'
+          ' for it, or stop it with Ctrl-C in its terminal (or kill -INT'
+          f' {state.owner.pid})'
+      )
+    if state is not None:
+      _Say(
+          f'== Removing a local cluster left in {work_dir} by PID'
+          f' {state.owner.pid}, which is gone'
+      )
+      left = cluster_state.Teardown(work_dir, state)
+      if left:
+        raise Refusal(f'could not remove it: {", ".join(left)} remain')
+      work_dir.mkdir(parents=True, exist_ok=True)
+    cluster_state.Write(work_dir, new_state)
+
+
+def _FetchJars():
+  """Cassandra's jars from the cache, else from Maven Central (said first)."""
+  if not cassandra_build.Cached(CASSANDRA_VERSION):
+    _Say(
+        f"== Fetching Apache Cassandra {CASSANDRA_VERSION}'s jars from Maven"
+        f' Central with mvn ({cassandra_build.FETCH_SIZE}, once, into'
+        f' {cassandra_build.LibDir(CASSANDRA_VERSION).parent}; under a'
+        ' minute on a fast link)'
+    )
+  started = time.monotonic()
+  try:
+    lib_dir = cassandra_build.FetchJars(CASSANDRA_VERSION)
+  except cassandra_build.CassandraBuildError as e:
+    raise Refusal(
+        f'{e}\n(the jars come from Maven Central,'
+        ' https://repo.maven.apache.org: check that mvn reaches it)'
+    ) from e
+  elapsed = time.monotonic() - started
+  if elapsed > 1:
+    _Say(f'   fetched in {elapsed:.0f} s')
+  return lib_dir
+
+
+def _NotRegular(directory, names):
+  """copytree's ignore: sockets and the like, and PKB's private key."""
+  ignored = []
+  for name in names:
+    mode = os.lstat(os.path.join(directory, name)).st_mode
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)) or name.startswith(
+        'perfkitbenchmarker_keyfile'
+    ):
+      ignored.append(name)
+  return ignored
+
+
+def PhaseStatuses(results_text):
+  """[(step, phase_status, scylla_status)] of a results file, in order."""
+  statuses = []
+  for line in results_text.splitlines():
+    if not line.strip():
+      continue
+    sample = json.loads(line)
+    if sample.get('metric') != 'phase_status':
+      continue
+    labels = sample.get('metadata') or results_tables.ParseLabels(
+        sample.get('labels', '')
+    )
+    statuses.append((
+        str(labels.get('scylla_step')),
+        sample['value'],
+        str(labels.get('scylla_status', '')),
+    ))
+  return statuses
+
+
+def _Report(results_path, out_dir):
+  """Prints the report's tables, writes them and its plots into out_dir."""
+  argv = [str(results_path), f'--plots_dir={out_dir / "plots"}']
+  if importlib.util.find_spec('matplotlib') is None:
+    argv.append('--no_plots')
+    _Say(
+        'No plots: matplotlib is not installed (pip install'
+        " 'perfkit-plugins[report]')"
+    )
+  text = io.StringIO()
+  with contextlib.redirect_stdout(text):
+    code = report_command.Main(argv)
+  _Say(text.getvalue().rstrip('\n'))
+  (out_dir / 'report.txt').write_text(text.getvalue())
+  return code
+
+
+class _LocalRun:
+  """One `run`: the cluster, pkb.py on it, the report, the cleanup."""
+
+  def __init__(self, args, pkb_flags, work_dir, checkout):
+    self.args = args
+    self.pkb_flags = pkb_flags
+    self.work_dir = work_dir
+    self.checkout = checkout
+    self.servers, self.loaders = MachineNames(args.servers, args.loaders)
+    self.state = cluster_state.State(
+        owner=processes.Of(os.getpid()),
+        servers=self.servers,
+        loaders=self.loaders,
+    )
+    self.machines = None
+    self.pkb_ended = False
+    self.pkb_code = None
+
+  def _Save(self):
+    if self.machines is not None:
+      self.state.machines = self.machines.Record()
+    cluster_state.Write(self.work_dir, self.state)
+
+  def Build(self, lib_dir):
+    """The machines, the mirror and the config; returns the config's path.
+
+    Args:
+      lib_dir: Cassandra's jars (_FetchJars).
+    """
+    build_dir = self.work_dir / 'build'
+    build_dir.mkdir()
+    tarball = cassandra_build.BuildTarball(
+        CASSANDRA_VERSION,
+        lib_dir,
+        build_dir,
+        extra_options=cassandra_build.CLUSTER_OPTIONS,
+    )
+    self.machines = host_machines.HostMachines(
+        self.servers + self.loaders,
+        self.work_dir,
+        f'{TAG_PREFIX}{os.getpid()}',
+        os_type=host_checks.OsType(host_checks.ReadOsRelease()),
+    )
+    self._Save()
+    _Say(
+        f'== Making {_Plural(len(self.servers), "server")} and'
+        f' {_Plural(len(self.loaders), "loader")} (namespaces with their own'
+        ' sshd)'
+    )
+    try:
+      self.machines.Create()
+    finally:
+      self._Save()
+    mirror = mirror_lib.BuildMirror(
+        self.work_dir / 'mirror', tarball, mirror_lib.StressTarball()
+    )
+    shutil.rmtree(build_dir)
+    url = self.machines.StartMirror(mirror.directory)
+    self._Save()
+    for name, machine in self.machines.machines.items():
+      _Say(f'   {name:<9} {machine.address}')
+    _Say(f'   mirror    {url}')
+    flags = mirror.Flags(url) | PlanFlags(
+        os.cpu_count() or 2, len(self.servers), len(self.loaders)
+    )
+    config = self.work_dir / CONFIG_NAME
+    config.write_text(
+        "# Written by scylla-phases-local: this host's machines as PKB static"
+        ' VMs.\n'
+        + yaml.safe_dump(
+            self.machines.PkbConfig(self.servers, self.loaders, flags),
+            sort_keys=False,
+        )
+    )
+    self.state.config = str(config)
+    self._Save()
+    _Say(f'   config    {config}')
+    return config
+
+  def RunPkb(self, config, run_uri):
+    """Runs pkb.py, showing its progress; returns (exit code, interrupted)."""
+    temp_dir = self.work_dir / 'pkb'
+    arguments = [
+        '--benchmarks=scylla_phases',
+        f'--benchmark_config_file={config}',
+        f'--run_uri={run_uri}',
+        f'--temp_dir={temp_dir}',
+        *self.pkb_flags,
+    ]
+    temp_dir.mkdir()
+    console = temp_dir / f'{run_uri}.console.log'
+    _Say(
+        "== Running pkb.py (the benchmark's steps below; all of its output"
+        f' in {temp_dir}/runs/{run_uri}/pkb.log):'
+    )
+    _Say('   ' + shlex.join(pkb_process.Command(self.checkout, arguments)))
+    with open(console, 'ab') as out:
+      process = pkb_process.Start(
+          self.checkout, arguments, out, new_session=True
+      )
+    self.state.pkb = processes.Of(process.pid)
+    self._Save()
+    if self.args.verbose:
+      view = pkb_process.ProgressView(console, everything=True)
+    else:
+      view = pkb_process.ProgressView(temp_dir / 'runs' / run_uri / 'pkb.log')
+    interrupted = False
+    deadline = None
+    while process.poll() is None:
+      try:
+        for line in view.Poll():
+          _Say(line)
+        if deadline is not None and time.monotonic() > deadline:
+          _Say(f'== pkb.py did not end within {INTERRUPT_GRACE_S} s: killed')
+          process.kill()
+        time.sleep(POLL_S)
+      except KeyboardInterrupt:
+        if interrupted:
+          _Say('== Killing pkb.py')
+          process.kill()
+          continue
+        interrupted = True
+        deadline = time.monotonic() + INTERRUPT_GRACE_S
+        _Say(
+            '== Interrupted: pkb.py stops the step, publishes what was'
+            ' measured and cleans the machines (again: kill it at once)'
+        )
+        process.send_signal(signal.SIGINT)
+    for line in view.Finish():
+      _Say(line)
+    self.pkb_code = process.returncode
+    self.state.pkb = None
+    self._Save()
+    self.pkb_ended = not interrupted
+    if process.returncode and not interrupted:
+      lines = console.read_text(errors='replace').strip().splitlines()
+      _Say(
+          f'== pkb.py failed (exit {process.returncode}):'
+          f' {lines[-1].strip() if lines else "no output"}'
+      )
+    return process.returncode, interrupted
+
+  def KeepResults(self, run_uri):
+    """Copies PKB's run directory into the results; returns its copy."""
+    source = self.work_dir / 'pkb' / 'runs' / run_uri
+    target = pathlib.Path(self.args.results_dir).absolute() / run_uri
+    if not source.is_dir():
+      return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, target, ignore=_NotRegular)
+    shutil.copy(self.state.config, target / CONFIG_NAME)
+    console = self.work_dir / 'pkb' / f'{run_uri}.console.log'
+    if console.exists() and self.pkb_code:
+      # What pkb.py printed before its log existed (a bad flag, a crash).
+      shutil.copy(console, target / 'pkb_console.log')
+    return target
+
+  def Finish(self):
+    """Keeps the cluster (--keep after pkb.py ended) or removes it all."""
+    if self.args.keep and self.pkb_ended and self.machines.mirror:
+      self.state.owner = self.machines.mirror
+      self.state.kept = True
+      self._Save()
+      _Say(
+          '== The cluster stays up (--keep). More runs on it (pkb.py flags'
+          ' after it change the plan):'
+      )
+      _Say(f'   {PkbCommand(self.checkout, self.state.config)}')
+      _Say(f'   Remove it with: {_DownCommand(self.work_dir)}')
+      return True
+    _Say('== Removing the local cluster (processes, namespaces, bridge, data)')
+    left = cluster_state.Teardown(self.work_dir, self.state, self.machines)
+    if left:
+      _Say(f'{PROG}: could not remove {", ".join(left)}')
+      return False
+    return True
+
+
+@contextlib.contextmanager
+def _StopSignalsHandledBy(handler):
+  """SIGINT, SIGTERM and SIGHUP go to handler while in the block.
+
+  signal.default_int_handler: they stop the run as a Ctrl-C does.
+  signal.SIG_IGN: cleanup runs to its end.
+  """
+  previous = {
+      sig: signal.signal(sig, handler)
+      for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+  }
+  try:
+    yield
+  finally:
+    for sig, previous_handler in previous.items():
+      signal.signal(sig, previous_handler)
+
+
+def _Run(args, pkb_flags):
+  """`run`: checks, claims the work dir, runs, reports, removes or keeps."""
+  started = time.monotonic()
+  work_dir = pathlib.Path(os.path.abspath(args.work_dir))
+  checkout = pkb_location.Path()
+  problem = Problems(args, work_dir, checkout)
+  if problem:
+    raise Refusal(problem)
+  lib_dir = _FetchJars()
+  run = _LocalRun(args, pkb_flags, work_dir, checkout)
+  ClaimWorkDir(work_dir, checkout, run.state)
+  _Say(
+      f'== scylla_phases on this host: {_Plural(args.servers, "server")},'
+      f' {_Plural(args.loaders, "loader")}, work directory {work_dir}'
+  )
+  if args.loaders < 2:
+    _Say(
+        '   With one loader, reads during writes (writers and readers on'
+        ' loaders of their own) is left out.'
+    )
+  _Say(
+      textwrap.fill(
+          ENGINE_NOTE, 79, initial_indent='   ', subsequent_indent='   '
+      )
+  )
+  code = EXIT_FAILED
+  run_uri = uuid.uuid4().hex[:8]
+  try:
+    with _StopSignalsHandledBy(signal.default_int_handler):
+      try:
+        config = run.Build(lib_dir)
+        pkb_code, interrupted = run.RunPkb(config, run_uri)
+        kept = run.KeepResults(run_uri)
+        if interrupted:
+          if kept is not None:
+            _Say(f'== Results so far: {kept}')
+          raise KeyboardInterrupt
+        if kept is None:
+          raise _RunFailed('pkb.py wrote no run directory')
+        _Say(f'== Results: {kept}')
+        results = kept / 'perfkitbenchmarker_results.json'
+        if not results.exists():
+          raise _RunFailed(
+              'pkb.py published no results (its output:'
+              f' {kept / "pkb_console.log"})'
+          )
+        _Say('== Report (scylla-phases-report)')
+        if _Report(results, kept):
+          _Say('== The report could not be made (see above)')
+        statuses = PhaseStatuses(results.read_text())
+        failed = [s for s in statuses if s[1] != 1]
+        _Say(
+            f'== {len(statuses) - len(failed)} of {len(statuses)} steps'
+            ' ended with phase_status 1'
+            + ''.join(f'\n   {step}: {status}' for step, _, status in failed)
+        )
+        if pkb_code == 0 and statuses and not failed:
+          code = EXIT_OK
+      except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+        _Say('== Interrupted')
+      except (
+          _RunFailed,
+          host_machines.HostMachinesError,
+          OSError,
+          subprocess.SubprocessError,
+      ) as e:
+        _Say(f'{PROG}: {e}')
+  finally:
+    with _StopSignalsHandledBy(signal.SIG_IGN):
+      if not run.Finish() and code == EXIT_OK:
+        code = EXIT_FAILED
+  minutes, seconds = divmod(int(time.monotonic() - started), 60)
+  _Say(f'== Done in {minutes}m {seconds:02d}s (exit {code})')
+  return code
+
+
+def _Down(args):
+  """`down`: removes the cluster a --keep left (or a stale one)."""
+  work_dir = pathlib.Path(os.path.abspath(args.work_dir))
+  problem = host_machines.Problem()
+  if problem:
+    raise Refusal(problem)
+  if not work_dir.is_dir():
+    _Say(f'No local cluster in {work_dir}.')
+    return EXIT_OK
+  with _Locked(work_dir):
+    try:
+      state = cluster_state.Read(work_dir)
+    except cluster_state.StateError as e:
+      raise Refusal(str(e)) from e
+    if state is None:
+      _Say(f'No local cluster in {work_dir}.')
+      return EXIT_OK
+    if state.Alive() and not state.kept:
+      raise Refusal(
+          f'a local run (PID {state.owner.pid}) is using {work_dir} and'
+          ' removes it when it ends: stop it with Ctrl-C in its terminal (or'
+          f' kill -INT {state.owner.pid})'
+      )
+    _Say(f'== Removing the local cluster in {work_dir}')
+    with _StopSignalsHandledBy(signal.SIG_IGN):
+      left = cluster_state.Teardown(work_dir, state)
+  if left:
+    _Say(f'{PROG}: could not remove {", ".join(left)}')
+    return EXIT_FAILED
+  _Say('== Removed')
+  return EXIT_OK
+
+
+def Main(argv=None):
+  """Runs the command line; returns the exit status (see the docstring)."""
+  args, pkb_flags = ParseArgs(sys.argv[1:] if argv is None else argv)
+  try:
+    if args.command == 'down':
+      return _Down(args)
+    return _Run(args, pkb_flags)
+  except Refusal as e:
+    print(f'{PROG}: cannot {args.command}: {e}', file=sys.stderr)
+    return EXIT_REFUSED
+  except KeyboardInterrupt:
+    # Before anything was made, or after all was removed.
+    print(f'{PROG}: interrupted', file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+if __name__ == '__main__':
+  sys.exit(Main())
