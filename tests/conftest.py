@@ -22,6 +22,7 @@ PKB, a real node, fresh virtualenvs or the test bed is marked `fast`
 
 import pathlib
 import shlex
+import signal
 
 from absl import flags
 import pytest
@@ -30,6 +31,13 @@ from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.results import histograms
 
 TESTDATA = pathlib.Path(__file__).parent / 'testdata'
+
+# A non-interactive shell's background job (`bash .ci/run &`) starts with
+# SIGINT ignored, and every process started from it inherits that: pkb.py
+# would then install no KeyboardInterrupt handler. The interrupt tests send
+# pkb.py SIGINT as a Ctrl-C would, so its default action is restored here.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+  signal.signal(signal.SIGINT, signal.default_int_handler)
 
 flags.FLAGS.mark_as_parsed()
 

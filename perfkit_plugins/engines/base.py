@@ -36,6 +36,10 @@ class Engine(abc.ABC):
 
   # 'scylla' or 'cassandra', as in settings.ENGINES.
   NAME = ''
+  # Whether every node of a new cluster may start at once, the seed
+  # included (else the seed first, then one at a time, each after the
+  # previous one is Up/Normal).
+  JOINS_AT_ONCE = False
 
   def __init__(self, settings):
     self.settings = settings
@@ -46,8 +50,14 @@ class Engine(abc.ABC):
     """Installs the database (packages, Java) on a server VM."""
 
   @abc.abstractmethod
-  def Configure(self, vm, seed_ips):
-    """Writes the database configuration (and tunes the node)."""
+  def Configure(self, vm, seed_ips, ring_slot):
+    """Writes the database configuration (and tunes the node).
+
+    Args:
+      vm: the server.
+      seed_ips: the seed nodes' addresses.
+      ring_slot: token_ring.RingSlot, the node's place in the new cluster.
+    """
 
   @abc.abstractmethod
   def Start(self, vm):

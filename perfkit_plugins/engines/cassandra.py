@@ -50,6 +50,7 @@ from perfkit_plugins.core.machines import tuning
 from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.core.quiesce import node_status
 from perfkit_plugins.core.software import cassandra_config
+from perfkit_plugins.core.software import token_ring
 from perfkit_plugins.engines import base
 from perfkit_plugins.operations import data_dir as data_dir_lib
 from perfkit_plugins.operations import java_install
@@ -244,7 +245,13 @@ class CassandraEngine(base.Engine):
     """Installs the tarball and JDK through the PKB package (apt or yum)."""
     vm.Install(PACKAGE)
 
-  def Configure(self, vm, seed_ips):
+  # Every node's tokens are in its cassandra.yaml before it starts and no
+  # node bootstraps (cassandra.yaml.j2), so none waits for another's join;
+  # one that starts before its seed answers waits for it (up to twice the
+  # ring delay, as Cassandra's own in-JVM tests start such nodes).
+  JOINS_AT_ONCE = True
+
+  def Configure(self, vm, seed_ips, ring_slot):
     """Claims the data directory; writes cassandra.yaml, rack file, JVM options.
 
     Raises:
@@ -262,6 +269,9 @@ class CassandraEngine(base.Engine):
             s,
             cluster_name=self.cluster_name,
             seed_ips=seed_ips,
+            initial_tokens=token_ring.EvenTokens(
+                ring_slot, cassandra_config.NUM_TOKENS
+            ),
             listen_address=vm.internal_ip,
             data_dir=self.data_dir,
             storage_port=self.storage_port,

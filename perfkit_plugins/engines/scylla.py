@@ -303,8 +303,10 @@ class ScyllaEngine(base.Engine):
   def Install(self, vm):
     vm.Install('scylla_server')
 
-  def Configure(self, vm, seed_ips):
+  def Configure(self, vm, seed_ips, ring_slot):
     """Data volume, scylla_setup, scylla.yaml; records the tuning."""
+    # ScyllaDB's nodes take their tokens as they join, one at a time.
+    del ring_slot
     if self.settings.data_disk == 'local':
       volume = raid.BuildDataRaid(vm, self.local_ssds, self.output_dir)
     else:

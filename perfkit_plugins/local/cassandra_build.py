@@ -58,14 +58,13 @@ DEFAULT_JMX_PORT = 7199
 # JVM options of the servers of a cluster on one host. Small memtables
 # (system properties overriding cassandra.yaml, Cassandra 4.1 on): tens of
 # MB of writes then flush and compact, as hundreds of GB do on a real
-# cluster. A ring delay of 10 s instead of 30: each joining node waits it
-# once, and shorter ones let a node on a loaded 2-core host give up on its
-# seeds.
+# cluster. The ring delay stays Cassandra's (30 s): no node bootstraps and
+# waits it, and a node that starts with its seed waits up to twice as long
+# for the seed to answer, time a loaded 2-core host may need.
 CLUSTER_OPTIONS = (
     '-Dcassandra.config.allow_system_properties=true',
     '-Dcassandra.settings.memtable_heap_space=4MiB',
     '-Dcassandra.settings.memtable_offheap_space=4MiB',
-    '-Dcassandra.ring_delay_ms=10000',
 )
 
 # Module access Cassandra 4.1 and 5.0 need on Java 17: the union of the

@@ -14,11 +14,14 @@
 
 """Bringing a database cluster up and down, for any Engine.
 
-The first server is the seed: it is configured and started first, the others
-join one at a time (each waits until the seed sees it Up/Normal, so no two
-nodes bootstrap at once), then every node must see every node Up/Normal
-before the deadline. On failure each node's logs and configs are pulled into
-a local directory before the error propagates.
+The first server is the seed: it is configured first. Where the engine's
+new nodes need nothing from each other's joins (Apache Cassandra: tokens
+chosen up front, no bootstrap), every node starts at once; else the seed
+starts first and the others one at a time (each waits until the seed sees
+it Up/Normal, so no two nodes bootstrap at once). Then every node must see
+every node Up/Normal and serve CQL before the deadline. On failure each
+node's logs and configs are pulled into a local directory before the error
+propagates.
 """
 
 import logging
@@ -26,6 +29,7 @@ import os
 import time
 
 from perfkit_plugins.core.quiesce import node_status
+from perfkit_plugins.core.software import token_ring
 from perfkit_plugins.operations import remote_errors
 
 
@@ -49,10 +53,15 @@ def Configure(env):
   """
   engine, servers = env.engine, env.servers
   seed_ips = [servers[0].internal_ip]
-  engine.Configure(servers[0], seed_ips)
+  slots = {
+      vm.name: token_ring.RingSlot(i, len(servers))
+      for i, vm in enumerate(servers)
+  }
+  engine.Configure(servers[0], seed_ips, slots[servers[0].name])
   if servers[1:]:
     env.run_threaded(
-        lambda vm: engine.Configure(vm, seed_ips), list(servers[1:])
+        lambda vm: engine.Configure(vm, seed_ips, slots[vm.name]),
+        list(servers[1:]),
     )
   return seed_ips
 
@@ -116,8 +125,10 @@ class _BringUp:
       self.sleep(self.poll_s)
 
 
-def Start(env, poll_s=10, sleep=time.sleep, clock=time.monotonic):
-  """Starts the seed, then the others; waits for Up/Normal and CQL.
+def Start(env, poll_s=5, sleep=time.sleep, clock=time.monotonic):
+  """Starts the nodes (at once, or the seed first, then one at a time).
+
+  Then waits until every node sees every node Up/Normal and serves CQL.
 
   Args:
     env: run_env.RunEnv (engine, configured servers: the first is the seed,
@@ -136,10 +147,14 @@ def Start(env, poll_s=10, sleep=time.sleep, clock=time.monotonic):
       engine, env.settings.bringup_timeout_s, poll_s, sleep, clock
   )
   seed = servers[0]
+  if engine.JOINS_AT_ONCE:
+    batches = [list(servers)]
+  else:
+    batches = [[vm] for vm in servers]
   try:
-    for vm in servers:
-      engine.Start(vm)
-      bring_up.started.append(vm)
+    for batch in batches:
+      env.run_threaded(engine.Start, batch)
+      bring_up.started.extend(batch)
       bring_up.WaitUpNormal(seed)
     for vm in servers[1:]:
       bring_up.WaitUpNormal(vm)

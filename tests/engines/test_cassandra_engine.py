@@ -27,6 +27,7 @@ import yaml
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.core.software import cassandra_config
+from perfkit_plugins.core.software import token_ring
 from perfkit_plugins.engines import cassandra
 from perfkit_plugins.operations import tarballs
 from perfkit_plugins.testing import fake_vm
@@ -41,6 +42,8 @@ FINDMNT = (
     ' ext4   rw,relatime,discard,resv_strict,resuid=65534,resgid=65534\n'
 )
 DATA_DIR = '/var/lib/cassandra'
+# The second of three nodes.
+SLOT = token_ring.RingSlot(1, 3)
 INSTALL_DIR = '/opt/pkb/apache-cassandra-5.0.9'
 CONF_DIR = INSTALL_DIR + '/conf'
 # Lines as they stand in the shipped files: 4.1's jvm11-server.options runs
@@ -181,7 +184,7 @@ def test_install_server_fetches_the_verified_tarball_and_a_jdk(
 def test_configure_defaults_writes_yaml_and_rack_file_only():
   vm = Server(internal_ip='10.0.0.4')
   engine = Engine(engine='cassandra')
-  engine.Configure(vm, ['10.0.0.2', '10.0.0.3'])
+  engine.Configure(vm, ['10.0.0.2', '10.0.0.3'], SLOT)
   assert vm.commands[1:] == [
       cassandra.PrepareDataDirCommand(DATA_DIR),
       f'findmnt -n -o SOURCE,FSTYPE,OPTIONS --target {DATA_DIR}',
@@ -202,7 +205,10 @@ def test_configure_defaults_writes_yaml_and_rack_file_only():
   assert config == {
       'cluster_name': 'scylla_phases',
       'num_tokens': 16,
-      'allocate_tokens_for_local_replication_factor': 3,
+      'initial_token': ','.join(
+          str(-(2**63) + k * 2**64 // 48) for k in range(1, 48, 3)
+      ),
+      'auto_bootstrap': False,
       'partitioner': 'org.apache.cassandra.dht.Murmur3Partitioner',
       'endpoint_snitch': 'GossipingPropertyFileSnitch',
       'seed_provider': [{
@@ -257,7 +263,7 @@ def test_configure_renders_the_study_tuning_per_version(version, expected):
   engine = Engine(
       **(study_settings.CASSANDRA_2017 | dict(cassandra_version=version))
   )
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
   config = yaml.safe_load(vm.remote_files[engine.conf_dir + '/cassandra.yaml'])
   assert {k: config[k] for k in expected} == expected
   assert config['concurrent_reads'] == 16
@@ -275,7 +281,7 @@ def test_configure_keeps_odd_names_and_paths_intact():
       INSTALL_DIR,
       cluster_name='a: "b" #c',
   )
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
   config = yaml.safe_load(vm.remote_files[engine.conf_dir + '/cassandra.yaml'])
   assert config['cluster_name'] == 'a: "b" #c'
   assert config['commitlog_directory'] == f'/mnt/{NASTY}: #x/commitlog'
@@ -284,7 +290,7 @@ def test_configure_keeps_odd_names_and_paths_intact():
 def test_configure_heap_and_gc_rewrites_both_jvm_files():
   vm = Server(num_cpus=8)
   engine = Engine(**study_settings.CASSANDRA_2017)
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
   options = cassandra_config.JvmOptions(engine.settings, 8)
   assert vm.CommandsMatching('jvm') == [
       cassandra.JvmOptionsCommand(
@@ -298,7 +304,9 @@ def test_configure_heap_and_gc_rewrites_both_jvm_files():
 
 def test_configure_heap_only_leaves_the_collector_alone():
   vm = Server()
-  Engine(engine='cassandra', cassandra_heap_gb=12).Configure(vm, ['10.0.0.2'])
+  Engine(engine='cassandra', cassandra_heap_gb=12).Configure(
+      vm, ['10.0.0.2'], SLOT
+  )
   assert vm.CommandsMatching('jvm') == [
       cassandra.JvmOptionsCommand(
           CONF_DIR, 'jvm-server.options', ('-Xms12G', '-Xmx12G')

@@ -27,12 +27,14 @@ import pytest
 
 from perfkit_plugins.core.config import settings
 from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.software import token_ring
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.operations import raid
 from perfkit_plugins.testing import fake_vm
 
 # PKB's vm_util.VM_TMP_DIR, which the shell hands in.
 VM_TMP_DIR = '/tmp/pkb'
+SLOT = token_ring.RingSlot(1, 2)
 
 HELP_RELEASE = 'branch-2026.3'
 VERSION = '2026.3.1-0.20261001.0123456789ab'
@@ -169,7 +171,7 @@ def test_z3_highmem_88(testdata, tmp_path):
       'ens4',
   )
   engine = _Engine(12, tmp_path)
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
 
   assert _RaidDisks(vm) == [f'/dev/nvme{i}n1' for i in range(1, 13)]
   raid_command = vm.CommandsMatching(r'scylla_raid_setup --disks')[0]
@@ -237,7 +239,7 @@ def test_n2_highmem_96_with_24_local_ssds(testdata, tmp_path):
       'ens4',
   )
   engine = _Engine(24, tmp_path)
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
   assert _RaidDisks(vm) == [f'/dev/nvme0n{i}' for i in range(1, 25)]
   record = engine.tuning_records['server-1']
   assert record.shards == 88 and len(record.irq_cpus) == 8
@@ -259,7 +261,7 @@ def test_i4i_4xlarge_single_instance_store(testdata, tmp_path):
       'eth0',
   )
   engine = _Engine(1, tmp_path, cloud='AWS')
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
   assert _RaidDisks(vm) == ['/dev/nvme1n1']
   assert _SetupArgs(vm)[:3] == ['--no-raid-setup', '--nic', 'eth0']
   record = engine.tuning_records['server-2']
@@ -280,7 +282,7 @@ def test_network_disk_builds_no_array(testdata, tmp_path):
   )
   vm.Reply(r'^findmnt', '/dev/sdb xfs rw,relatime\n')
   engine = _Engine(0, tmp_path, data_disk='network')
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
   assert not vm.CommandsMatching(r'scylla_raid_setup|^lsblk')
   assert vm.CommandsMatching(r'^sudo chown -R scylla:scylla /var/lib/scylla$')
   assert engine.volumes['server-3'].disks is None
@@ -302,7 +304,7 @@ def test_never_a_second_array_over_disks_already_in_one(testdata, tmp_path):
       testdata, 'server-0', '10.0.0.2', json.dumps(listing), '', 88, 2, 'ens4'
   )
   with pytest.raises(ValueError, match='found 0 free local SSDs'):
-    _Engine(12, tmp_path).Configure(vm, ['10.0.0.2'])
+    _Engine(12, tmp_path).Configure(vm, ['10.0.0.2'], SLOT)
   assert not vm.CommandsMatching(r'scylla_raid_setup --disks|scylla_setup ')
 
 
@@ -323,7 +325,7 @@ def test_io_properties_reused_on_the_other_servers(testdata, tmp_path):
   ]
   engine = _Engine(1, tmp_path, cloud='AWS')
   for vm in servers:
-    engine.Configure(vm, ['10.0.0.2'])
+    engine.Configure(vm, ['10.0.0.2'], SLOT)
   first, second = (_SetupArgs(vm) for vm in servers)
   assert '--no-io-setup' not in first and first[-2:] == ['--io-setup', '1']
   assert second[-1] == '--no-io-setup'
@@ -347,7 +349,7 @@ def test_release_mismatch_is_a_difference(testdata, tmp_path):
       'eth0',
   )
   engine = _Engine(1, tmp_path, cloud='AWS', release='2025.4')
-  engine.Configure(vm, ['10.0.0.2'])
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
   _, problems = scylla.TuningReport(engine.tuning_records.values(), '2025.4')
   assert any('requested 2025.4' in p for p in problems)
 
@@ -494,7 +496,7 @@ def test_hostile_device_names_stay_one_argument(testdata, tmp_path):
       1,
       'eth0',
   )
-  _Engine(1, tmp_path, cloud='AWS').Configure(vm, ['10.0.0.2'])
+  _Engine(1, tmp_path, cloud='AWS').Configure(vm, ['10.0.0.2'], SLOT)
   assert _RaidDisks(vm) == [f'/dev/{name}']
 
 

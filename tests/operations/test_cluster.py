@@ -19,6 +19,8 @@ import pathlib
 import pytest
 
 from perfkit_plugins.core.config import settings
+from perfkit_plugins.core.software import token_ring
+from perfkit_plugins.engines import cassandra
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.operations import cluster
 from perfkit_plugins.testing import fake_vm
@@ -139,6 +141,50 @@ def test_seed_first_then_one_at_a_time(lab, tmp_path):
   assert clock.sleeps == []
 
 
+def test_nodes_that_need_nothing_from_each_others_joins_start_at_once(
+    lab, tmp_path
+):
+
+  class AtOnce(scylla.ScyllaEngine):
+    JOINS_AT_ONCE = True
+
+  servers = _Servers()
+  for vm in servers:
+    vm.Reply(
+        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
+    )
+  batches = []
+
+  def RunThreaded(f, items):
+    batches.append([vm.name for vm in items])
+    return [f(i) for i in items]
+
+  clock = FakeClock()
+  env = run_envs.Make(
+      str(tmp_path),
+      settings.Settings(bringup_timeout_s=600),
+      AtOnce(settings.Settings(), VM_TMP_DIR),
+      servers,
+      run_threaded=RunThreaded,
+  )
+  cluster.Start(env, poll_s=5, sleep=clock.Sleep, clock=clock.Now)
+  # Every node at once; then the seed sees them all Up/Normal.
+  assert batches == [['server-0', 'server-1', 'server-2']]
+  assert servers[0].commands[:3] == [
+      'sudo systemctl start scylla-server',
+      'sudo systemctl is-active scylla-server',
+      'nodetool status',
+  ]
+  assert clock.sleeps == []
+
+
+def test_which_engines_start_their_nodes_at_once():
+  # Apache Cassandra's nodes get their tokens before they start and do not
+  # bootstrap; ScyllaDB's take tokens as they join.
+  assert cassandra.CassandraEngine.JOINS_AT_ONCE
+  assert not scylla.ScyllaEngine.JOINS_AT_ONCE
+
+
 def test_timeout_pulls_every_nodes_logs(lab, tmp_path):
   servers = _Servers()
   for vm in servers:
@@ -172,8 +218,8 @@ def test_configure_seed_first_and_stop_cleans():
 
   class Recorder:
 
-    def Configure(self, vm, seed_ips):
-      calls.append(('configure', vm.name, tuple(seed_ips)))
+    def Configure(self, vm, seed_ips, ring_slot):
+      calls.append(('configure', vm.name, tuple(seed_ips), ring_slot))
 
     def Stop(self, vm):
       calls.append(('stop', vm.name))
@@ -192,7 +238,10 @@ def test_configure_seed_first_and_stop_cleans():
       )
   )
   assert seeds == ['127.0.0.1']
-  assert calls[0] == ('configure', 'server-0', ('127.0.0.1',))
+  assert calls == [
+      ('configure', f'server-{i}', ('127.0.0.1',), token_ring.RingSlot(i, 3))
+      for i in range(3)
+  ]
   assert parallel == [servers[1:]]
   calls.clear()
   cluster.Stop(run_envs.Make(engine=Recorder(), servers=servers[:1]))

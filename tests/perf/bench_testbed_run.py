@@ -23,8 +23,9 @@ runtime samples (--timing_measurements=runtimes):
    overhead: the Run stage's wall time minus the time the published figures
    measure (each stress step's window, every quiesce wait), per step kind.
 2. 1 server (RF 1, QUORUM) and the same loaders, provision and prepare only:
-   Prepare for 3 servers over Prepare for 1. Bring-up is sequential by
-   design (one node joins at a time), install and tuning run in parallel.
+   Prepare for 3 servers over Prepare for 1. Installs and tuning run in
+   parallel; every node starts at once (Apache Cassandra's tokens are
+   chosen before they start; cluster.py).
 
 Run (root, a PKB checkout, the plugin installed; about 6 minutes):
   python tests/perf/bench_testbed_run.py
@@ -125,6 +126,39 @@ def _StepTimes(run_dir, samples):
   return kinds
 
 
+def _StressParts(run_dir, samples):
+  """Mean seconds of a stress step's parts outside its measured window.
+
+  From loaders.json (the controller's clock) and the published windows:
+  launch (ssh, the barrier, the script) to the first loader's tool start;
+  the last tool start to the window (JVM start, connections, the first
+  interval); the window's end to the last tool's end; that to the last
+  command's return (PKB's RobustRemoteCommand).
+  """
+  windows = {}
+  for s in samples:
+    labels = _Labels(s)
+    if s['metric'] == 'duration' and 'scylla_window_start' in labels:
+      windows[labels['scylla_step']] = (
+          float(labels['scylla_window_start']),
+          float(labels['scylla_window_end']),
+      )
+  parts = {'launch': [], 'tool start': [], 'tool end': [], 'return': []}
+  for step, (window_start, window_end) in windows.items():
+    record = json.loads(
+        (
+            run_dir / 'scylla_phases' / 'steps' / step / 'loaders.json'
+        ).read_text()
+    )
+    starts = [l['start_s'] for l in record['loaders']]
+    ends = [l['end_s'] for l in record['loaders']]
+    parts['launch'].append(min(starts) - record['started_at'])
+    parts['tool start'].append(window_start - max(starts))
+    parts['tool end'].append(max(ends) - window_end)
+    parts['return'].append(record['ended_at'] - max(ends))
+  return {k: sum(v) / len(v) for k, v in parts.items() if v}
+
+
 def main():
   problem = testbed.Problem()
   if problem:
@@ -166,6 +200,15 @@ def main():
             f' ({(step_wall - step_measured) / count:.1f} s per step)'
         )
       print(
+          '    a stress step outside its window, mean: '
+          + ', '.join(
+              f'{part} {seconds:.1f} s'
+              for part, seconds in _StressParts(
+                  bed.RunDir('bench3'), samples
+              ).items()
+          )
+      )
+      print(
           '    between steps (clock offsets, tuning and versions read back,'
           ' schema, flushes, results):'
           f' {stages["Run"] - in_steps:.1f} s'
@@ -193,7 +236,7 @@ def main():
         installs, bringup = _PrepareParts(bed.RunDir(uri), seconds)
         print(
             f'  {label}: installs and configuration (parallel)'
-            f' {installs:.1f} s, bring-up (one node joins at a time)'
+            f' {installs:.1f} s, bring-up (every node at once)'
             f' {bringup:.1f} s'
         )
 

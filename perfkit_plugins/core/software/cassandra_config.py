@@ -55,6 +55,8 @@ MEMTABLE_ALLOCATION_TYPES = (
 DEFAULT_COMPACTION_THROUGHPUT = -1
 # Cassandra's own data center and rack names for a single-DC cluster.
 DATACENTER = 'datacenter1'
+# Tokens per node (vnodes): few, so that a small cluster's ranges stay even.
+NUM_TOKENS = 16
 RACK = 'rack1'
 # Subdirectories of the data disk, by cassandra.yaml key.
 DATA_SUBDIRS = (
@@ -234,6 +236,7 @@ def YamlContext(
     *,
     cluster_name,
     seed_ips,
+    initial_tokens,
     listen_address,
     data_dir,
     storage_port=7000,
@@ -248,6 +251,7 @@ def YamlContext(
     settings: a validated settings.Settings.
     cluster_name: the cluster's name (the same on every node).
     seed_ips: addresses of the seed nodes.
+    initial_tokens: this node's NUM_TOKENS tokens (token_ring.EvenTokens).
     listen_address: this node's address (listen and CQL).
     data_dir: the data disk's mount point; every directory goes below it.
     storage_port: internode port.
@@ -264,7 +268,8 @@ def YamlContext(
   dirs = {key: f'{data_dir}/{sub}' for key, sub in DATA_SUBDIRS}
   return {
       'cluster_name': _Quote(cluster_name),
-      'replication_factor': int(settings.replication_factor),
+      'num_tokens': NUM_TOKENS,
+      'initial_token': ','.join(str(int(t)) for t in initial_tokens),
       'seeds': _Quote(','.join(f'{ip}:{storage_port}' for ip in seed_ips)),
       'listen_address': _Quote(listen_address),
       'storage_port': int(storage_port),

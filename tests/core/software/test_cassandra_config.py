@@ -177,6 +177,7 @@ def test_yaml_context_quotes_strings_and_places_dirs_on_the_data_disk():
       s,
       cluster_name='it\'s "ours"',
       seed_ips=['10.0.0.2', '10.0.0.3'],
+      initial_tokens=[-(2**63), 0],
       listen_address='10.0.0.4',
       data_dir='/mnt/disk 0',
       storage_port=7010,
@@ -191,7 +192,7 @@ def test_yaml_context_quotes_strings_and_places_dirs_on_the_data_disk():
       'hints_directory': '"/mnt/disk 0/hints"',
       'cdc_raw_directory': '"/mnt/disk 0/cdc_raw"',
   }
-  assert context['replication_factor'] == 3
+  assert context['initial_token'] == '-9223372036854775808,0'
   assert context['options'] == [('commitlog_sync_period', '10000ms')]
 
 
@@ -201,6 +202,7 @@ def test_yaml_context_commitlog_key_on_4_0():
       s,
       cluster_name='c',
       seed_ips=['10.0.0.2'],
+      initial_tokens=[0],
       listen_address='10.0.0.2',
       data_dir='/d',
   )
