@@ -47,11 +47,6 @@ from perfkit_plugins.local import mirror as mirror_lib
 from perfkit_plugins.local import processes
 from perfkit_plugins.testing import pkb_checkout
 
-DATA_MOUNT = host_machines.DATA_MOUNT
-PRIVATE_STATE = host_machines.PRIVATE_STATE
-EMPTIED = host_machines.EMPTIED
-REQUIRED_TOOLS = host_machines.REQUIRED_TOOLS
-SSH_OPTIONS = host_machines.SSH_OPTIONS
 DEFAULT_ROOT = pathlib.Path('/var/tmp/perfkit_plugins_testbed')
 # Interface names the test bed makes start with this (+ the owner's PID).
 PREFIX = 'pkbtb'
@@ -78,14 +73,9 @@ SHORT_RUN_FLAGS = {
 STRESS_TARBALL_ENV = mirror_lib.STRESS_TARBALL_ENV
 STRESS_RELEASE = mirror_lib.STRESS_RELEASE
 StressTarball = mirror_lib.StressTarball
-Mirror = mirror_lib.Mirror
-BuildMirror = mirror_lib.BuildMirror
-# JVM options of the test bed's Cassandra servers (small memtables, a
-# shorter ring delay).
+# JVM options of the test bed's Cassandra servers (small memtables).
 CASSANDRA_OPTIONS = cassandra_build.CLUSTER_OPTIONS
-TestbedError = host_machines.HostMachinesError
 Problem = host_machines.Problem
-_EndPids = processes.EndPids
 # The main class cassandra-stress's launcher starts its JVM with.
 _STRESS_MAIN_CLASS = b'org.apache.cassandra.stress.Stress'
 
@@ -197,7 +187,7 @@ class Testbed(host_machines.HostMachines):
     """Removes stale test beds, then builds this one."""
     problem = Problem()
     if problem:
-      raise TestbedError(problem)
+      raise host_machines.HostMachinesError(problem)
     RemoveStale(self.root.parent)
     return super().Create()
 
@@ -260,7 +250,7 @@ class Bed:
     """
     for machine in self.testbed.machines.values():
       machine.SetLink(True)
-      _EndPids(lambda m=machine: list(m.Processes()))
+      processes.EndPids(lambda m=machine: list(m.Processes()))
       machine.Enter(
           'while grep -q " /tmp/pkb/scylla_phases tmpfs " /proc/mounts;'
           ' do umount /tmp/pkb/scylla_phases; done;'
@@ -298,6 +288,8 @@ def MirroredTestbed(
         extra_options=CASSANDRA_OPTIONS,
     )
     with Testbed(names) as testbed:
-      mirror = BuildMirror(testbed.root / 'mirror', tarball, StressTarball())
+      mirror = mirror_lib.BuildMirror(
+          testbed.root / 'mirror', tarball, StressTarball()
+      )
       url = testbed.StartMirror(mirror.directory)
       yield Bed(testbed, mirror.Flags(url), pathlib.Path(temp_dir))

@@ -56,7 +56,6 @@ import contextlib
 import fcntl
 import importlib.util
 import io
-import json
 import os
 import pathlib
 import shlex
@@ -439,22 +438,11 @@ def _NotRegular(directory, names):
 
 def PhaseStatuses(results_text):
   """[(step, phase_status, scylla_status)] of a results file, in order."""
-  statuses = []
-  for line in results_text.splitlines():
-    if not line.strip():
-      continue
-    sample = json.loads(line)
-    if sample.get('metric') != 'phase_status':
-      continue
-    labels = sample.get('metadata') or results_tables.ParseLabels(
-        sample.get('labels', '')
-    )
-    statuses.append((
-        str(labels.get('scylla_step')),
-        sample['value'],
-        str(labels.get('scylla_status', '')),
-    ))
-  return statuses
+  return [
+      (str(row.step), row.value, str(row.metadata.get('scylla_status', '')))
+      for row in results_tables.ParseResults(results_text)
+      if row.metric == 'phase_status'
+  ]
 
 
 def _Report(results_path, out_dir):

@@ -197,6 +197,43 @@ def _History(keyspace, table, started, compacted, bytes_in, bytes_out):
   )
 
 
+# The nodes of the two-datacenter status files, in order (datacenter,
+# address, load, host id, rack); the files differ in their states only.
+_TWO_DC_NODES = (
+    (
+        'eastus',
+        '10.0.59.34',
+        '21.71 GB',
+        'e5bcb094-e4de-43aa-8dc9-b1bf74b3b346',
+        '1a',
+    ),
+    (
+        'eastus',
+        '10.0.198.153',
+        '?',
+        'fba174cd-917a-40f6-ab62-cc58efaaf301',
+        '1a',
+    ),
+    (
+        'westus',
+        '10.1.59.34',
+        '21.71 GB',
+        'e5bcb094-e4de-43aa-8dc9-b1bf74546346',
+        '2a',
+    ),
+)
+
+
+def _TwoDc(*states):
+  """Status's rows of a two-datacenter file whose nodes are in `states`."""
+  return [
+      (dc, state, address, load, host_id, rack)
+      for (dc, address, load, host_id, rack), state in zip(
+          _TWO_DC_NODES, states, strict=True
+      )
+  ]
+
+
 _FUNCTIONS_ID = 'edef82f0-5e9c-11ee-a8f6-7d85dcfeb8f4'
 _PEERS_ID = 'edde9300-5e9c-11ee-a8f6-7d85dcfeb8f4'
 # The history of ScyllaDB's nodetool tests of 2023 and 2024 (Java and native
@@ -510,93 +547,9 @@ CASES = {
     'sct-status-oci-rack.txt': (SctStatus, SCT),
     # Its 8-digit host ids are an edit; read as printed, as SCT asserts.
     'sct-status-ipv6.txt': (SctStatus, SCT),
-    'sct-status-two-dc.txt': (
-        Status,
-        [
-            (
-                'eastus',
-                'UN',
-                '10.0.59.34',
-                '21.71 GB',
-                'e5bcb094-e4de-43aa-8dc9-b1bf74b3b346',
-                '1a',
-            ),
-            (
-                'eastus',
-                'UN',
-                '10.0.198.153',
-                '?',
-                'fba174cd-917a-40f6-ab62-cc58efaaf301',
-                '1a',
-            ),
-            (
-                'westus',
-                'UN',
-                '10.1.59.34',
-                '21.71 GB',
-                'e5bcb094-e4de-43aa-8dc9-b1bf74546346',
-                '2a',
-            ),
-        ],
-    ),
-    'sct-status-dn-eastus.txt': (
-        Status,
-        [
-            (
-                'eastus',
-                'DN',
-                '10.0.59.34',
-                '21.71 GB',
-                'e5bcb094-e4de-43aa-8dc9-b1bf74b3b346',
-                '1a',
-            ),
-            (
-                'eastus',
-                'UN',
-                '10.0.198.153',
-                '?',
-                'fba174cd-917a-40f6-ab62-cc58efaaf301',
-                '1a',
-            ),
-            (
-                'westus',
-                'UN',
-                '10.1.59.34',
-                '21.71 GB',
-                'e5bcb094-e4de-43aa-8dc9-b1bf74546346',
-                '2a',
-            ),
-        ],
-    ),
-    'sct-status-dn-westus.txt': (
-        Status,
-        [
-            (
-                'eastus',
-                'UN',
-                '10.0.59.34',
-                '21.71 GB',
-                'e5bcb094-e4de-43aa-8dc9-b1bf74b3b346',
-                '1a',
-            ),
-            (
-                'eastus',
-                'UN',
-                '10.0.198.153',
-                '?',
-                'fba174cd-917a-40f6-ab62-cc58efaaf301',
-                '1a',
-            ),
-            (
-                'westus',
-                'DN',
-                '10.1.59.34',
-                '21.71 GB',
-                'e5bcb094-e4de-43aa-8dc9-b1bf74546346',
-                '2a',
-            ),
-        ],
-    ),
+    'sct-status-two-dc.txt': (Status, _TwoDc('UN', 'UN', 'UN')),
+    'sct-status-dn-eastus.txt': (Status, _TwoDc('DN', 'UN', 'UN')),
+    'sct-status-dn-westus.txt': (Status, _TwoDc('UN', 'UN', 'DN')),
     # nodetool compactionstats (running, pending).
     'scylla-test-compactionstats-n0-tp0.txt': (CompactionStats, (0, 0)),
     'scylla-test-compactionstats-n0-tp1024.txt': (CompactionStats, (0, 0)),
