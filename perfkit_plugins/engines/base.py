@@ -40,6 +40,8 @@ class Engine(abc.ABC):
   # included (else the seed first, then one at a time, each after the
   # previous one is Up/Normal).
   JOINS_AT_ONCE = False
+  # The CQL port the loaders connect to.
+  native_port = 9042
 
   def __init__(self, settings):
     self.settings = settings
@@ -72,13 +74,17 @@ class Engine(abc.ABC):
     """Whether the database's process runs on one node (False: it ended)."""
 
   def ServesClients(self, vm):
-    """Whether the node serves CQL (`nodetool statusbinary`: running).
+    """Whether the node serves CQL on its client address: a CqlAnswer.
 
-    A node is Up/Normal in gossip before its native transport listens;
-    loaders started in between are refused.
+    Asked on the node (node_status.CqlProbeCommand), where the loaders'
+    address is reachable and no JVM has to start. A node is Up/Normal in
+    gossip before its native transport listens; loaders started in
+    between are refused.
     """
-    out, _ = vm.RemoteCommand(self.NodetoolCommand('statusbinary'))
-    return node_status.ParseStatusBinary(out)
+    out, _ = vm.RemoteCommand(
+        node_status.CqlProbeCommand(vm.internal_ip, self.native_port)
+    )
+    return node_status.ParseCqlProbe(out)
 
   @abc.abstractmethod
   def NodetoolCommand(self, *args):

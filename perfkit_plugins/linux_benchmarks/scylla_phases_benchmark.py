@@ -178,8 +178,40 @@ def _MeasureClockOffsets(env):
   return {name: offset.offset_s for name, offset in measured.items()}
 
 
+def _PrepareServers(env):
+  """Installs, configures and starts the database on every server."""
+  env.run_threaded(env.engine.Install, list(env.servers))
+  logging.info('scylla_phases PREPARE: configuring the servers')
+  cluster.Configure(env)
+  logging.info('scylla_phases PREPARE: starting the servers')
+  cluster.Start(env)
+
+
+def _AllAtOnce(run_threaded, tasks):
+  """Runs tasks in parallel; re-raises the first one's error as it was.
+
+  PKB's RunThreaded reports errors of its threads as one ThreadException;
+  a bring-up error must reach pkb.py as itself (it names the node).
+  """
+
+  def Outcome(task):
+    try:
+      task()
+    except Exception as e:  # pylint: disable=broad-except
+      # Re-raised below, once every task has ended.
+      return e
+    return None
+
+  for error in run_threaded(Outcome, list(tasks)):
+    if error:
+      raise error
+
+
 def Prepare(benchmark_spec):
-  """Installs, tunes and starts the database; installs the loaders."""
+  """Installs, tunes and starts the database; installs the loaders.
+
+  The loaders get ready while the servers install, configure and start.
+  """
   _AlwaysCallCleanup(benchmark_spec)
   env = run_settings.Env(benchmark_spec)
   package_settings.AttachToVms(env.settings, env.servers + env.loaders)
@@ -192,16 +224,12 @@ def Prepare(benchmark_spec):
   )
   # What a VM gets depends on its group, never on VM equality: PKB's static
   # VMs compare equal when they share an address and ssh port.
-  env.run_threaded(
-      lambda task: task(),
-      [functools.partial(env.engine.Install, vm) for vm in env.servers]
+  _AllAtOnce(
+      env.run_threaded,
+      [functools.partial(_PrepareServers, env)]
       + [functools.partial(_PrepareLoader, vm) for vm in env.loaders],
   )
-  logging.info('scylla_phases PREPARE: configuring the servers')
-  cluster.Configure(env)
   benchmark_spec.scylla_data_volumes = dict(env.engine.volumes)
-  logging.info('scylla_phases PREPARE: starting the servers')
-  cluster.Start(env)
 
 
 def Run(benchmark_spec):

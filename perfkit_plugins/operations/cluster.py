@@ -17,11 +17,11 @@
 The first server is the seed: it is configured first. Where the engine's
 new nodes need nothing from each other's joins (Apache Cassandra: tokens
 chosen up front, no bootstrap), every node starts at once; else the seed
-starts first and the others one at a time (each waits until the seed sees
-it Up/Normal, so no two nodes bootstrap at once). Then every node must see
-every node Up/Normal and serve CQL before the deadline. On failure each
-node's logs and configs are pulled into a local directory before the error
-propagates.
+starts first and the others one at a time (each waits until it serves CQL
+and the seed sees it Up/Normal, so no two nodes bootstrap at once). Then
+every node must see every node Up/Normal before the deadline. On failure
+each node's logs and configs are pulled into a local directory before the
+error propagates.
 """
 
 import logging
@@ -69,97 +69,138 @@ def Configure(env):
 class _BringUp:
   """Waits of one bring-up, all against its deadline.
 
-  A started node whose database process ended fails the bring-up at once.
+  Every poll asks the nodes at once (the shell's run_threaded): on a large
+  cluster a round costs one node's answer, not the sum. A started node
+  whose database process ended fails the bring-up at once.
   """
 
-  def __init__(self, engine, timeout_s, poll_s, sleep, clock):
-    self.engine = engine
-    self.deadline = clock() + timeout_s
+  def __init__(self, env, poll_s, sleep, clock):
+    self.engine = env.engine
+    self.run_threaded = env.run_threaded
+    self.deadline = clock() + env.settings.bringup_timeout_s
     self.poll_s = poll_s
     self.sleep = sleep
     self.clock = clock
     self.started = []
 
-  def CheckRunning(self, vms):
-    """Raises BringUpError for a node whose database process ended."""
-    for vm in vms:
-      if not self.engine.Running(vm):
+  def _CheckRunning(self):
+    """Raises BringUpError for a started node whose process ended."""
+    running = self.run_threaded(self.engine.Running, list(self.started))
+    for vm, runs in zip(self.started, running):
+      if not runs:
         raise BringUpError(
             f'{vm.name} ({vm.internal_ip}): the {self.engine.NAME} process'
             ' ended during bring-up; its logs are in the run directory'
         )
 
-  def WaitUpNormal(self, observer):
-    """Polls `observer` until it lists every started node as Up/Normal."""
-    addresses = [vm.internal_ip for vm in self.started]
+  def _Until(self, vms, not_yet):
+    """Polls not_yet(vm) of every vm until each returns ''.
+
+    Args:
+      vms: the nodes to ask.
+      not_yet: vm -> '' when that node is done, else why not (one line).
+
+    Raises:
+      BringUpError: a started node's process ended, or the deadline came
+        first (the message names every node still waited for, and why).
+    """
+    pending = list(vms)
     while True:
-      self.CheckRunning(self.started)
-      try:
-        missing = node_status.NotUpNormal(
-            self.engine.NodeStates(observer), addresses
-        )
-      except Exception as e:  # pylint: disable=broad-except
-        # Nodetool fails while the node is still starting; keep polling.
-        missing = [f'(no answer: {e})']
-      if not missing:
+      polled_at = self.clock()
+      self._CheckRunning()
+      whys = self.run_threaded(not_yet, pending)
+      left = [(vm, why) for vm, why in zip(pending, whys) if why]
+      if not left:
         return
       if self.clock() >= self.deadline:
-        raise BringUpError(
-            f'{observer.name} does not see {sorted(missing)} Up/Normal'
-        )
-      self.sleep(self.poll_s)
+        raise BringUpError('; '.join(f'{vm.name} {why}' for vm, why in left))
+      pending = [vm for vm, _ in left]
+      # After a round longer than poll_s (a nodetool), the nodes it did not
+      # wait for are asked again at once.
+      self.sleep(max(0.0, self.poll_s - (self.clock() - polled_at)))
 
-  def WaitServing(self, vm):
-    """Polls a node until it serves CQL (it is Up/Normal before that)."""
-    while True:
-      try:
-        if self.engine.ServesClients(vm):
-          return
-        why = 'not serving CQL yet'
-      except Exception as e:  # pylint: disable=broad-except
-        # Any failure of the probe is "not yet" until the deadline.
-        why = f'no answer: {e}'
-      self.CheckRunning([vm])
-      if self.clock() >= self.deadline:
-        raise BringUpError(f'{vm.name} does not serve CQL ({why})')
-      self.sleep(self.poll_s)
+  def _NotServing(self, vm):
+    try:
+      answer = self.engine.ServesClients(vm)
+    except Exception as e:  # pylint: disable=broad-except
+      # Any failure of the probe is "not yet" until the deadline.
+      return f'does not serve CQL (no answer: {remote_errors.Summary(e)})'
+    if answer.serving:
+      return ''
+    return (
+        f'does not serve CQL on {vm.internal_ip}:{self.engine.native_port}'
+        f' ({answer.detail})'
+    )
+
+  def _NotSeeing(self, observer):
+    addresses = [vm.internal_ip for vm in self.started]
+    try:
+      missing = node_status.NotUpNormal(
+          self.engine.NodeStates(observer), addresses
+      )
+    except Exception as e:  # pylint: disable=broad-except
+      # Nodetool fails while the node is still starting; keep polling.
+      missing = [f'(no answer: {remote_errors.Summary(e)})']
+    return f'does not see {missing} Up/Normal' if missing else ''
+
+  def _NotReady(self, vm):
+    return self._NotServing(vm) or self._NotSeeing(vm)
+
+  def WaitServing(self, vms):
+    """Waits until every node of vms serves CQL (a probe, no JVM)."""
+    self._Until(vms, self._NotServing)
+
+  def WaitUpNormal(self, observers):
+    """Waits until every observer lists every started node as Up/Normal."""
+    self._Until(observers, self._NotSeeing)
+
+  def WaitReady(self, vms):
+    """Waits until every node of vms serves CQL and sees all Up/Normal.
+
+    A node is asked for its view of the ring once it serves CQL, not
+    before: the nodetool of a node whose database still starts would
+    compete with it for CPU, and nodes that are ready at different times
+    are asked at different times.
+    """
+    self._Until(vms, self._NotReady)
 
 
-def Start(env, poll_s=5, sleep=time.sleep, clock=time.monotonic):
+def Start(env, poll_s=1, sleep=time.sleep, clock=time.monotonic):
   """Starts the nodes (at once, or the seed first, then one at a time).
 
-  Then waits until every node sees every node Up/Normal and serves CQL.
+  After each start the new nodes must serve CQL (asked of each node without
+  a JVM, so polling every second costs the starting databases nothing),
+  then, before the next node starts, the seed must see them Up/Normal; at
+  the end every node must serve CQL and see every node Up/Normal.
 
   Args:
     env: run_env.RunEnv (engine, configured servers: the first is the seed,
-      --scylla_bringup_timeout_s for the whole bring-up, the output
-      directory that receives each node's logs on failure).
-    poll_s: seconds between status polls.
+      --scylla_bringup_timeout_s for the whole bring-up, run_threaded, the
+      output directory that receives each node's logs on failure).
+    poll_s: seconds between polls.
     sleep: sleep function (tests pass a fake).
     clock: monotonic clock function (tests pass a fake).
 
   Raises:
-    BringUpError: a node is not Up/Normal everywhere by the deadline (the
-      logs are in BRINGUP_LOGS_DIR).
+    BringUpError: a node's process ended, or a node does not serve CQL or
+      is not Up/Normal everywhere by the deadline (the logs are in
+      BRINGUP_LOGS_DIR).
   """
   engine, servers = env.engine, env.servers
-  bring_up = _BringUp(
-      engine, env.settings.bringup_timeout_s, poll_s, sleep, clock
-  )
-  seed = servers[0]
+  bring_up = _BringUp(env, poll_s, sleep, clock)
   if engine.JOINS_AT_ONCE:
     batches = [list(servers)]
   else:
     batches = [[vm] for vm in servers]
   try:
-    for batch in batches:
+    for batch in batches[:-1]:
       env.run_threaded(engine.Start, batch)
       bring_up.started.extend(batch)
-      bring_up.WaitUpNormal(seed)
-    for vm in servers[1:]:
-      bring_up.WaitUpNormal(vm)
-    for vm in servers:
-      bring_up.WaitServing(vm)
+      bring_up.WaitServing(batch)
+      bring_up.WaitUpNormal(servers[:1])
+    env.run_threaded(engine.Start, batches[-1])
+    bring_up.started.extend(batches[-1])
+    bring_up.WaitReady(servers)
   except Exception:
     PullLogs(env, env.Dir(BRINGUP_LOGS_DIR))
     raise

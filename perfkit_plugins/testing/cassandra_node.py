@@ -30,12 +30,12 @@ import pathlib
 import shlex
 import signal
 import socket
-import struct
 import subprocess
 import time
 
 import yaml
 
+from perfkit_plugins.core.quiesce import node_status
 from perfkit_plugins.local import cassandra_build
 
 # The jars and the install: the product's (re-exported for the tests).
@@ -116,20 +116,18 @@ def NodeConfig(data_dir, storage_port, native_port):
   }
 
 
-def CqlOptionsFrame():
-  """A CQL protocol v4 OPTIONS request frame (header only, no body)."""
-  return struct.pack('>BBhBi', 0x04, 0, 0, 0x05, 0)
-
-
 def ServesCql(port, timeout=2.0):
-  """Whether a CQL server on loopback `port` answers OPTIONS with SUPPORTED."""
-  try:
-    with socket.create_connection((LOOPBACK, port), timeout=timeout) as s:
-      s.sendall(CqlOptionsFrame())
-      header = s.recv(9)
-  except OSError:
-    return False
-  return len(header) >= 5 and header[4] == 0x06
+  """Whether a CQL server on loopback `port` answers OPTIONS with SUPPORTED.
+
+  Asked with the product's probe (node_status.CqlProbeCommand), run here.
+  """
+  result = subprocess.run(
+      ['sh', '-c', node_status.CqlProbeCommand(LOOPBACK, port, timeout)],
+      capture_output=True,
+      text=True,
+      check=True,
+  )
+  return node_status.ParseCqlProbe(result.stdout).serving
 
 
 def ProcessRuns(pid):

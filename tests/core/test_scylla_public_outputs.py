@@ -16,8 +16,8 @@
 
 The outputs live outside the repository, in ../shared/testdata/scylla-public
 beside the checkout (its README.md says what they are, MANIFEST.tsv where
-each comes from). Every file there has one case here: the parser the plugin
-reads that kind of output with, and what the parse must give, taken from the
+each comes from). Every file there of a kind the plugin reads has one case
+here: the parser the plugin reads that kind of output with, and what the parse must give, taken from the
 file's own text (or, for scylla-cluster-tests' nodetool status inputs, from
 the values its unit tests assert: expected-sct-status.json). Files the
 folder's README calls visibly edited may be refused, with a clear error,
@@ -45,6 +45,13 @@ _NOT_OUTPUTS = frozenset(
     {'README.md', 'MANIFEST.tsv', 'expected-sct-status.json'}
 )
 _SCT_EXPECTED = 'expected-sct-status.json'
+# Outputs of kinds the plugin does not read: `nodetool statusbinary` (a
+# node's serving CQL is asked of the node by a CQL request instead:
+# node_status.CqlProbeCommand).
+_NOT_READ = frozenset({
+    'scylla-test-statusbinary-running.txt',
+    'scylla-test-statusbinary-not-running.txt',
+})
 
 
 @pytest.fixture(name='public', scope='module')
@@ -271,15 +278,6 @@ _REST_HISTORY_2023 = [
 ]
 
 CASES = {
-    # nodetool statusbinary (ScyllaDB's own test of its native nodetool).
-    'scylla-test-statusbinary-running.txt': (
-        node_status.ParseStatusBinary,
-        True,
-    ),
-    'scylla-test-statusbinary-not-running.txt': (
-        node_status.ParseStatusBinary,
-        False,
-    ),
     # nodetool status: captures of running clusters.
     'ivangdr-status-2026.1-one-dc.txt': (
         Status,
@@ -829,10 +827,10 @@ class TestPublicOutputs:
 
   def test_every_public_output_has_a_case(self, public):
     outputs = {path.name for path in public.iterdir()} - _NOT_OUTPUTS
-    assert outputs == set(CASES)
+    assert outputs == set(CASES) | _NOT_READ
     manifest = (public / 'MANIFEST.tsv').read_text().splitlines()[1:]
     listed = {line.split('\t')[0] for line in manifest if line.strip()}
-    assert listed == set(CASES) | {_SCT_EXPECTED}
+    assert listed == set(CASES) | _NOT_READ | {_SCT_EXPECTED}
 
   def test_every_sct_expectation_has_a_case(self, public):
     expected = json.loads((public / _SCT_EXPECTED).read_text())

@@ -18,7 +18,8 @@ A fresh node directory (the tarball stand-in, no cassandra.yaml) is
 configured by the engine (data directories, cassandra.yaml from the plugin's
 template, rack file, jvm options) through cluster.Configure, started through
 cluster.Start (the engine's `bin/cassandra -R -p <pid file>`, then polling
-`nodetool status` until the node is Up/Normal), looked at through CQL and
+the engine's CQL probe until the node serves CQL and `nodetool status` until
+it is Up/Normal), looked at through CQL and
 JMX, its logs pulled, and stopped by the engine's PID-file command. Only
 installing (package manager, Apache archive) cannot run here.
 
@@ -30,6 +31,7 @@ import re
 
 import pytest
 
+from perfkit_plugins.core.quiesce import node_status
 from perfkit_plugins.operations import cluster
 from perfkit_plugins.testing import cassandra_node
 from perfkit_plugins.testing import run_envs
@@ -52,21 +54,21 @@ class Lifecycle:
     seeds: cluster.Configure's seed addresses.
     states: engine.NodeStates once started.
     version: engine.Version once started.
-    served_cql: whether the node answered CQL once started.
+    served_cql: the engine's CQL probe once started (node_status.CqlAnswer).
     throughput: `nodetool getcompactionthroughput` stdout.
     compactors: `nodetool getconcurrentcompactors` stdout.
     jvm_arguments: the JVM arguments the server logged.
     pulled: local copies cluster.PullLogs made.
     pid: the server's PID before the engine stopped it.
     ran_before_stop, ran_after_stop: whether that PID ran.
-    served_cql_after_stop: whether CQL still answered after Stop.
+    served_cql_after_stop: the engine's CQL probe after Stop.
   """
 
   node: cassandra_node.CassandraNode
   seeds: list
   states: list
   version: str
-  served_cql: bool
+  served_cql: node_status.CqlAnswer
   throughput: str
   compactors: str
   jvm_arguments: list
@@ -74,7 +76,7 @@ class Lifecycle:
   pid: int
   ran_before_stop: bool
   ran_after_stop: bool
-  served_cql_after_stop: bool
+  served_cql_after_stop: node_status.CqlAnswer
   data_before_stop: tuple
   data_after_stop: tuple
 
@@ -106,7 +108,7 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
   cluster.Start(env, poll_s=2)
   states = engine.NodeStates(vm)
   version = engine.Version(vm)
-  served_cql = cassandra_node.ServesCql(node.native_port)
+  served_cql = engine.ServesClients(vm)
   throughput, _ = vm.RemoteCommand('nodetool getcompactionthroughput')
   compactors, _ = vm.RemoteCommand('nodetool getconcurrentcompactors')
   pulled = {
@@ -130,7 +132,7 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
       pid=pid,
       ran_before_stop=ran_before_stop,
       ran_after_stop=cassandra_node.ProcessRuns(pid),
-      served_cql_after_stop=cassandra_node.ServesCql(node.native_port),
+      served_cql_after_stop=engine.ServesClients(vm),
       data_before_stop=data_before_stop,
       data_after_stop=_Listing(node.data_dir),
   )
@@ -159,7 +161,7 @@ def test_started_node_is_up_normal_and_serves_cql(lifecycle):
   assert [(s.address, s.status, s.state) for s in lifecycle.states] == [
       ('127.0.0.1', 'U', 'N')
   ]
-  assert lifecycle.served_cql
+  assert lifecycle.served_cql == node_status.CqlAnswer(True)
   assert lifecycle.version == lifecycle.node.version
 
 
@@ -197,4 +199,6 @@ def test_stop_ends_the_process_by_its_pid(lifecycle):
   assert lifecycle.ran_before_stop
   assert not lifecycle.ran_after_stop
   assert not lifecycle.node.pid_file.exists()
-  assert not lifecycle.served_cql_after_stop
+  assert lifecycle.served_cql_after_stop == node_status.CqlAnswer(
+      False, '[Errno 111] Connection refused'
+  )

@@ -14,8 +14,6 @@
 
 """Bring-up order, Up/Normal waiting with a deadline, logs on failure."""
 
-import pathlib
-
 import pytest
 
 from perfkit_plugins.core.config import settings
@@ -56,21 +54,63 @@ def _Status(lab, up):
   )
 
 
+# The CQL probe (node_status.CqlProbeCommand) and what it prints.
+PROBE = r'^python3 -c '
+SERVING = 'serving\n'
+REFUSED = 'not serving: [Errno 111] Connection refused\n'
+
+
 def _Servers():
   servers = [
       fake_vm.FakeVm(name=f'server-{i}', internal_ip=f'127.0.0.{i + 1}')
       for i in range(3)
   ]
-  statusbinary = (
-      pathlib.Path(__file__).parents[1]
-      / 'testdata'
-      / 'live'
-      / 'c509-statusbinary.txt'
-  ).read_text()
   for vm in servers:
     vm.Reply(r'^sudo systemctl is-active scylla-server$', 'active\n')
-    vm.Reply(r'^nodetool statusbinary$', statusbinary)
+    vm.Reply(PROBE, SERVING)
   return servers
+
+
+def _Start(engine, servers, tmp_path, clock, timeout_s=600, poll_s=5):
+  """cluster.Start on the fake clock, --scylla_bringup_timeout_s=timeout_s."""
+  cluster.Start(
+      _Env(engine, servers, tmp_path, timeout_s),
+      poll_s=poll_s,
+      sleep=clock.Sleep,
+      clock=clock.Now,
+  )
+
+
+def _StartingServers(lab):
+  """_Servers whose `nodetool status` shows the nodes started so far."""
+  servers = _Servers()
+  for vm in servers:
+    vm.Reply(
+        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
+    )
+  return servers
+
+
+class _AtOnce(scylla.ScyllaEngine):
+  """An engine whose nodes need nothing from each other's joins."""
+
+  JOINS_AT_ONCE = True
+
+  def __init__(self):
+    super().__init__(settings.Settings(), VM_TMP_DIR)
+
+
+def _Steps(vm):
+  """What each command of vm did: start, running, probe or status."""
+  kinds = {
+      'sudo systemctl start scylla-server': 'start',
+      'sudo systemctl is-active scylla-server': 'running',
+      'nodetool status': 'status',
+  }
+  return [
+      'probe' if c.startswith('python3 -c ') else kinds.get(c, c)
+      for c in vm.commands
+  ]
 
 
 def _Env(engine, servers, tmp_path, bringup_timeout_s):
@@ -103,41 +143,32 @@ def test_seed_first_then_one_at_a_time(lab, tmp_path):
   engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
 
   with pytest.raises(cluster.BringUpError, match='server-1.*no answer'):
-    cluster.Start(
-        _Env(engine, servers, tmp_path, 60),
-        poll_s=5,
-        sleep=clock.Sleep,
-        clock=clock.Now,
-    )
+    _Start(engine, servers, tmp_path, clock, 60, poll_s=5)
   # The seed saw every node, but server-1 never answers: the deadline ends
   # the final check.
   assert _StartedIps(servers) == ['127.0.0.1', '127.0.0.2', '127.0.0.3']
   assert 60 <= clock.now <= 65
 
-  servers = _Servers()
-  for vm in servers:
-    vm.Reply(
-        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
-    )
+  servers = _StartingServers(lab)
   clock = FakeClock()
-  cluster.Start(
-      _Env(engine, servers, tmp_path, 600),
-      poll_s=5,
-      sleep=clock.Sleep,
-      clock=clock.Now,
-  )
+  _Start(engine, servers, tmp_path, clock, 600, poll_s=5)
   starts = [
       (vm.name, vm.commands.index('sudo systemctl start scylla-server'))
       for vm in servers
   ]
   assert [name for name, _ in starts] == ['server-0', 'server-1', 'server-2']
-  # server-1 was started only after the seed, running, saw itself
-  # Up/Normal.
-  assert servers[0].commands[:3] == [
-      'sudo systemctl start scylla-server',
-      'sudo systemctl is-active scylla-server',
-      'nodetool status',
+  # server-1 was started only after the seed, running, served CQL and saw
+  # itself Up/Normal; then the seed saw it too, and at the end the others
+  # saw everyone.
+  assert _Steps(servers[0])[:5] == [
+      'start',
+      'running',
+      'probe',
+      'running',
+      'status',
   ]
+  assert _Steps(servers[1])[:3] == ['start', 'running', 'probe']
+  assert _Steps(servers[1])[-1] == 'status'
   assert clock.sleeps == []
 
 
@@ -145,14 +176,7 @@ def test_nodes_that_need_nothing_from_each_others_joins_start_at_once(
     lab, tmp_path
 ):
 
-  class AtOnce(scylla.ScyllaEngine):
-    JOINS_AT_ONCE = True
-
-  servers = _Servers()
-  for vm in servers:
-    vm.Reply(
-        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
-    )
+  servers = _StartingServers(lab)
   batches = []
 
   def RunThreaded(f, items):
@@ -163,18 +187,18 @@ def test_nodes_that_need_nothing_from_each_others_joins_start_at_once(
   env = run_envs.Make(
       str(tmp_path),
       settings.Settings(bringup_timeout_s=600),
-      AtOnce(settings.Settings(), VM_TMP_DIR),
+      _AtOnce(),
       servers,
       run_threaded=RunThreaded,
   )
   cluster.Start(env, poll_s=5, sleep=clock.Sleep, clock=clock.Now)
-  # Every node at once; then the seed sees them all Up/Normal.
-  assert batches == [['server-0', 'server-1', 'server-2']]
-  assert servers[0].commands[:3] == [
-      'sudo systemctl start scylla-server',
-      'sudo systemctl is-active scylla-server',
-      'nodetool status',
-  ]
+  # Every node at once, every poll asks every node at once whether it
+  # runs, then whether it is ready: each serves CQL, and then sees every
+  # node Up/Normal.
+  every = ['server-0', 'server-1', 'server-2']
+  assert batches == [every] * 3
+  for vm in servers:
+    assert _Steps(vm) == ['start', 'running', 'probe', 'status']
   assert clock.sleeps == []
 
 
@@ -196,12 +220,7 @@ def test_timeout_pulls_every_nodes_logs(lab, tmp_path):
   clock = FakeClock()
   engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
   with pytest.raises(cluster.BringUpError, match='127.0.0.3'):
-    cluster.Start(
-        _Env(engine, servers, tmp_path, 120),
-        poll_s=10,
-        sleep=clock.Sleep,
-        clock=clock.Now,
-    )
+    _Start(engine, servers, tmp_path, clock, 120, poll_s=10)
   assert 120 <= clock.now <= 130
   for vm in servers:
     assert (
@@ -249,11 +268,7 @@ def test_configure_seed_first_and_stop_cleans():
 
 
 def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
-  servers = _Servers()
-  for vm in servers:
-    vm.Reply(
-        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
-    )
+  servers = _StartingServers(lab)
   # server-1's database exits as it starts (its port is taken, say).
   servers[1].Reply(r'^sudo systemctl is-active scylla-server$', 'failed\n')
   clock = FakeClock()
@@ -262,12 +277,7 @@ def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
       cluster.BringUpError,
       match=r'server-1 \(127\.0\.0\.2\): the scylla process ended',
   ):
-    cluster.Start(
-        _Env(engine, servers, tmp_path, 1800),
-        poll_s=5,
-        sleep=clock.Sleep,
-        clock=clock.Now,
-    )
+    _Start(engine, servers, tmp_path, clock, 1800, poll_s=5)
   # Not the deadline: the first look after its start.
   assert clock.now <= 5
   assert _StartedIps(servers) == ['127.0.0.1', '127.0.0.2']
@@ -276,21 +286,62 @@ def test_a_node_whose_process_ends_fails_the_bring_up_at_once(lab, tmp_path):
 
 
 def test_bring_up_waits_until_every_node_serves_cql(lab, tmp_path):
-  servers = _Servers()
-  for vm in servers:
-    vm.Reply(
-        r'^nodetool status$', lambda _, s=servers: _Status(lab, _StartedIps(s))
-    )
-  # Up/Normal in gossip, but server-2's native transport starts later.
-  answers = iter(['not running\n', 'not running\n', 'running\n'])
-  servers[2].Reply(r'^nodetool statusbinary$', lambda _: next(answers))
+  servers = _StartingServers(lab)
+  # server-2's native transport starts a while after the process.
+  answers = iter([REFUSED, REFUSED, SERVING])
+  servers[2].Reply(PROBE, lambda _: next(answers))
   clock = FakeClock()
   engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
-  cluster.Start(
-      _Env(engine, servers, tmp_path, 600),
-      poll_s=5,
-      sleep=clock.Sleep,
-      clock=clock.Now,
-  )
-  assert len(servers[2].CommandsMatching('statusbinary')) == 3
+  _Start(engine, servers, tmp_path, clock, 600, poll_s=5)
+  # Whether the started nodes run, then whether server-2 serves, thrice.
+  assert _Steps(servers[2])[:7] == ['start'] + ['running', 'probe'] * 3
+  # The seed is asked whether it sees server-2 only once it serves CQL.
+  assert _Steps(servers[0]).count('status') == 3
   assert clock.sleeps == [5, 5]
+
+
+def test_a_node_is_asked_for_the_ring_only_once_it_serves_cql(lab, tmp_path):
+  servers = _StartingServers(lab)
+  # server-1's native transport starts two polls after the others'.
+  answers = iter([REFUSED, REFUSED, SERVING])
+  servers[1].Reply(PROBE, lambda _: next(answers))
+  clock = FakeClock()
+  _Start(_AtOnce(), servers, tmp_path, clock, poll_s=1)
+  assert (
+      _Steps(servers[0])
+      == ['start', 'running', 'probe', 'status'] + ['running'] * 2
+  )
+  assert _Steps(servers[1]) == ['start'] + ['running', 'probe'] * 3 + ['status']
+  assert clock.sleeps == [1, 1]
+
+
+def test_a_slow_round_is_followed_at_once_by_the_next(lab, tmp_path):
+  clock = FakeClock()
+  servers = _StartingServers(lab)
+
+  def SlowStatus(_):
+    clock.now += 3  # a nodetool JVM on a busy host
+    return _Status(lab, _StartedIps(servers))
+
+  servers[0].Reply(r'^nodetool status$', SlowStatus)
+  answers = iter([REFUSED, SERVING])
+  servers[1].Reply(PROBE, lambda _: next(answers))
+  _Start(_AtOnce(), servers, tmp_path, clock, poll_s=1)
+  # The first round took 3 s: server-1 is asked again without a pause.
+  assert clock.sleeps == [0.0]
+  assert _Steps(servers[1])[-2:] == ['probe', 'status']
+
+
+def test_a_node_that_never_serves_cql_is_named_with_why(lab, tmp_path):
+  servers = _StartingServers(lab)
+  servers[1].Reply(PROBE, REFUSED)
+  clock = FakeClock()
+  engine = scylla.ScyllaEngine(settings.Settings(), VM_TMP_DIR)
+  with pytest.raises(
+      cluster.BringUpError,
+      match=r'^server-1 does not serve CQL on 127\.0\.0\.2:9042'
+      r' \(\[Errno 111\] Connection refused\)$',
+  ):
+    _Start(engine, servers, tmp_path, clock, 30, poll_s=1)
+  assert 30 <= clock.now <= 31
+  assert _StartedIps(servers) == ['127.0.0.1', '127.0.0.2']

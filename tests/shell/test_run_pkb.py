@@ -36,12 +36,14 @@ import os
 import pathlib
 import re
 import shutil
+import threading
 import time
 
 import pytest
 
 from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.engines import scylla
+from perfkit_plugins.operations import cluster
 from perfkit_plugins.operations import data_dir
 from perfkit_plugins.operations import run_sequence
 from perfkit_plugins.testing import expected_samples
@@ -752,3 +754,31 @@ def test_prepare_installs_by_group_and_readies_loaders(spec, monkeypatch):
       for vm in servers + spec.vm_groups['loaders']
   }
   assert len(attached) == 1
+
+
+def test_prepare_readies_the_loaders_while_the_servers_start(spec, monkeypatch):
+  starting, readied = threading.Event(), threading.Event()
+  prepare_loader = bm._PrepareLoader
+
+  def PrepareLoader(vm):
+    # Were the loaders readied before the servers start (or after), one
+    # of these waits would run out.
+    assert starting.wait(10), 'the loaders were readied first'
+    prepare_loader(vm)
+    readied.set()
+
+  def Start(_):
+    starting.set()
+    assert readied.wait(10), 'the loaders waited for the servers'
+    raise cluster.BringUpError('pkb-server-1 (10.0.0.2): the process ended')
+
+  monkeypatch.setattr(bm, '_PrepareLoader', PrepareLoader)
+  monkeypatch.setattr(bm.cluster, 'Configure', lambda env: None)
+  monkeypatch.setattr(bm.cluster, 'Start', Start)
+  with spec.RedirectGlobalFlags():
+    # The servers' error reaches pkb.py as itself, not as PKB's
+    # ThreadException.
+    with pytest.raises(cluster.BringUpError, match='pkb-server-1'):
+      bm.Prepare(spec)
+  for vm in spec.vm_groups['loaders']:
+    assert vm.robust_commands == [('true', None)], vm.name

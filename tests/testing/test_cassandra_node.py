@@ -123,7 +123,3 @@ def test_nodetool_script_uses_the_node_port_unless_given_one(tmp_path):
 def test_versioned_options_file_follows_the_tarball_scripts():
   assert cassandra_node.VersionedOptionsFile('4.1.10') == 'jvm11-server.options'
   assert cassandra_node.VersionedOptionsFile('5.0.9') == 'jvm17-server.options'
-
-
-def test_cql_options_frame_is_a_protocol_v4_options():
-  assert cassandra_node.CqlOptionsFrame() == bytes.fromhex('040000000500000000')

@@ -12,7 +12,9 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Parses `nodetool status`: which nodes are Up and Normal.
+"""Whether nodes are up: `nodetool status` read, and a CQL probe.
+
+`nodetool status` says which nodes are Up and Normal.
 
 Cassandra and ScyllaDB print the same layout: per data center a
 `Datacenter: <name>` line, a legend, a header (`--  Address  Load  Tokens
@@ -29,10 +31,18 @@ re-spaced), so they are read as words in the header's column order.
 
 A line of a node table that does not read as one raises ValueError rather
 than being skipped: a skipped line would make its node look absent.
+
+Whether a node serves CQL is asked of the server itself, by a CQL OPTIONS
+request that CqlProbeCommand sends from the node to its client address:
+python3 (which PKB's RobustRemoteCommand needs on every VM too) rather than
+`nodetool statusbinary`, a JVM start per poll that competes with the
+starting databases for CPU.
 """
 
 import dataclasses
 import re
+import shlex
+import struct
 
 _DATACENTER_RE = re.compile(r'^Datacenter:\s*(\S+)')
 _CODE_RE = re.compile(r'^(?P<status>XU|[UDX?])(?P<state>[NLJM])$')
@@ -206,13 +216,66 @@ def NotUpNormal(states, expected_addresses):
   return sorted(set(expected_addresses) - up_normal)
 
 
-def ParseStatusBinary(text):
-  """Whether `nodetool statusbinary` says the native transport runs.
+# A CQL OPTIONS request (protocol v4, header only): version, flags, stream,
+# opcode, body length. Every release of either database answers it.
+CQL_OPTIONS_FRAME = struct.pack('>BBhBi', 0x04, 0, 0, 0x05, 0)
+# The opcode of the answer to OPTIONS.
+CQL_SUPPORTED_OPCODE = 0x06
+_SERVING = 'serving'
+_NOT_SERVING = 'not serving:'
+# Run by python3 on the node: host, port, timeout (s), the request in hex.
+_CQL_PROBE_PROGRAM = f"""
+import socket, sys
+host, port, timeout, request = sys.argv[1:]
+try:
+    with socket.create_connection((host, int(port)), float(timeout)) as s:
+        s.sendall(bytes.fromhex(request))
+        header = s.recv(9)
+except OSError as e:
+    print("{_NOT_SERVING}", e)
+else:
+    if len(header) >= 5 and header[4] == {CQL_SUPPORTED_OPCODE}:
+        print("{_SERVING}")
+    else:
+        print("{_NOT_SERVING} answered", header.hex() or "nothing")
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class CqlAnswer:
+  """What a CQL probe saw.
+
+  Attributes:
+    serving: the server answered OPTIONS with SUPPORTED.
+    detail: why not (the connection's error, or what it answered).
+  """
+
+  serving: bool
+  detail: str = ''
+
+
+def CqlProbeCommand(host, port, timeout_s=2):
+  """A command that asks the CQL server at host:port for its options."""
+  return shlex.join([
+      'python3',
+      '-c',
+      _CQL_PROBE_PROGRAM,
+      host,
+      str(port),
+      str(timeout_s),
+      CQL_OPTIONS_FRAME.hex(),
+  ])
+
+
+def ParseCqlProbe(text):
+  """The CqlAnswer a CqlProbeCommand printed.
 
   Raises:
-    ValueError: neither `running` nor `not running`.
+    ValueError: the output is not the probe's.
   """
   answer = text.strip()
-  if answer not in ('running', 'not running'):
-    raise ValueError(f'not nodetool statusbinary output: {text!r}')
-  return answer == 'running'
+  if answer == _SERVING:
+    return CqlAnswer(True)
+  if answer.startswith(_NOT_SERVING):
+    return CqlAnswer(False, answer[len(_NOT_SERVING) :].strip())
+  raise ValueError(f"not a CQL probe's output: {text!r}")

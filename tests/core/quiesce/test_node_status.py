@@ -12,9 +12,16 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""`nodetool status` parsing on real outputs."""
+"""`nodetool status` parsing on real outputs; the CQL probe run for real.
+
+The probe's serving answer, from a real Cassandra node, is checked by the
+live tests (tests/live/test_live_engine.py).
+"""
 
 import dataclasses
+import socket
+import subprocess
+import threading
 
 import pytest
 
@@ -94,15 +101,72 @@ def test_single_token_layout(testdata, name, host_id, load):
   ]
 
 
-def test_statusbinary_on_real_outputs(testdata):
-  assert node_status.ParseStatusBinary(
-      testdata('live', 'c509-statusbinary.txt')
+def _Probe(port):
+  """What the CQL probe prints when run here against loopback:port."""
+  return subprocess.run(
+      ['sh', '-c', node_status.CqlProbeCommand('127.0.0.1', port, 5)],
+      capture_output=True,
+      text=True,
+      check=True,
+  ).stdout
+
+
+def _Server(answer):
+  """A TCP server on loopback that sends `answer` to what it receives.
+
+  Returns:
+    (its port, a thread that serves one connection and then ends).
+  """
+  listener = socket.create_server(('127.0.0.1', 0))
+
+  def Serve():
+    with listener:
+      connection, _ = listener.accept()
+      with connection:
+        connection.recv(9)
+        connection.sendall(answer)
+
+  thread = threading.Thread(target=Serve, daemon=True)
+  thread.start()
+  return listener.getsockname()[1], thread
+
+
+def test_cql_probe_sends_an_options_request():
+  # Protocol v4, stream 0, opcode OPTIONS (0x05), no body.
+  assert node_status.CQL_OPTIONS_FRAME == bytes.fromhex('040000000500000000')
+  command = node_status.CqlProbeCommand('10.0.0.1', 9042)
+  assert command.startswith('python3 -c ')
+  assert command.endswith(' 10.0.0.1 9042 2 040000000500000000')
+
+
+def test_cql_probe_on_a_closed_port():
+  with socket.create_server(('127.0.0.1', 0)) as taken:
+    port = taken.getsockname()[1]
+  out = _Probe(port)
+  assert node_status.ParseCqlProbe(out) == node_status.CqlAnswer(
+      False, '[Errno 111] Connection refused'
   )
-  assert not node_status.ParseStatusBinary(
-      testdata('live', 'c509-statusbinary-disabled.txt')
+
+
+def test_cql_probe_on_a_server_that_is_not_cql():
+  port, thread = _Server(b'HTTP/1.1 400 Bad Request\r\n\r\n')
+  answer = node_status.ParseCqlProbe(_Probe(port))
+  thread.join()
+  assert answer == node_status.CqlAnswer(
+      False, 'answered ' + b'HTTP/1.1 '.hex()
   )
-  with pytest.raises(ValueError):
-    node_status.ParseStatusBinary('nodetool: Failed to connect\n')
+
+
+def test_cql_probe_on_a_server_that_hangs_up():
+  port, thread = _Server(b'')
+  answer = node_status.ParseCqlProbe(_Probe(port))
+  thread.join()
+  assert answer == node_status.CqlAnswer(False, 'answered nothing')
+
+
+def test_cql_probe_output_refuses_other_text():
+  with pytest.raises(ValueError, match="not a CQL probe's output"):
+    node_status.ParseCqlProbe('python3: command not found\n')
 
 
 @pytest.mark.parametrize('code', ['XN', 'XUN', '?N', '?J', 'DL', 'UM'])
