@@ -22,6 +22,7 @@ RunStressStep -> run_files.LoadStepResult -> StressRows is the one the
 benchmark runs.
 """
 
+import dataclasses
 import logging
 import os
 import pathlib
@@ -631,6 +632,67 @@ def test_loader_command_runs_under_posix_sh(tmp_path, lab):
     samples = loader_checks.ParseCpuSamples(f.read())
   # One when the sampler starts, one after the command.
   assert len(samples) >= 2
+
+
+@pytest.mark.parametrize('exit_code', [0, 1])
+def test_run_ends_when_the_report_ends(tmp_path, lab, exit_code):
+  """The script stops the tool at its report's END, not after its close.
+
+  The stand-in writes a real report to its `-log file=` (the stem's .log),
+  then, as cassandra-stress closes its driver, keeps running: the script
+  ends the run at END with exit code 0 and nothing of it is left.
+  """
+  run = _LoaderRun(tmp_path, 'true')
+  paths = run.paths
+  text_path = tmp_path / 'report.txt'
+  text_path.write_text(lab(WRITE_TEXT))
+  assert text_path.read_text().splitlines()[-1] == 'END'
+  closing = tmp_path / 'closing'
+  run = dataclasses.replace(
+      run,
+      command=_Shell(
+          f'cat {shlex.quote(str(text_path))}'
+          f' > {shlex.quote(paths[loader_files.LOG])};'
+          f' touch {shlex.quote(str(closing))}; sleep 60; exit {exit_code}'
+      ),
+  )
+  started = time.monotonic()
+  finished = subprocess.run(
+      ['sh', '-c', phase_runner.LoaderCommand(run, SCRIPT, cpu_interval_s=1)],
+      timeout=WAIT_S,
+      capture_output=True,
+      text=True,
+      check=False,
+  )
+  assert time.monotonic() - started < 10
+  assert (finished.returncode, finished.stderr) == (0, '')
+  assert closing.exists()
+  with open(paths['times']) as f:
+    times = loader_files.ParseTimes(f.read())
+  assert times.exit_code == 0
+  group = int(pathlib.Path(loader_files.GroupFile(run.stem)).read_text())
+  deadline = time.monotonic() + WAIT_S
+  # The watcher follows the report up to a second longer.
+  while _GroupMembers(group) and time.monotonic() < deadline:
+    time.sleep(0.1)
+  assert not _GroupMembers(group)
+
+
+def test_run_without_an_end_keeps_its_exit_code(tmp_path):
+  # A report cut before END (the tool failed): its own code, once it ends.
+  run = _LoaderRun(tmp_path, 'true')
+  log = shlex.quote(run.paths[loader_files.LOG])
+  run = dataclasses.replace(
+      run, command=_Shell(f'echo FAILURE > {log}; sleep 2; exit 1')
+  )
+  finished = subprocess.run(
+      ['sh', '-c', phase_runner.LoaderCommand(run, SCRIPT, cpu_interval_s=1)],
+      timeout=WAIT_S,
+      check=False,
+  )
+  assert finished.returncode == 1
+  with open(run.paths['times']) as f:
+    assert loader_files.ParseTimes(f.read()).exit_code == 1
 
 
 def test_delayed_loader_command_starts_late_under_posix_sh(tmp_path):

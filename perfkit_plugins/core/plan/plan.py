@@ -369,6 +369,7 @@ def _Run(ctx, step, index, role, run, key_range, start_delay_s=0):
       log_path=paths[loader_files.LOG],
       hdr_path=paths[loader_files.HDR],
       log_interval_s=ctx.settings.hdr_interval_s,
+      contact_node=index,
   )
   return LoaderRun(
       loader_index=index,

@@ -22,6 +22,12 @@ command the planner builds against them). Choices, with their evidence:
   cassandra-stress splits its arguments on `-option` words only and takes
   each following word as one parameter (`StressSettings.parseMap`), so
   `'dist=gaussian(1..9,5,2)'` reaches it intact.
+* `-node` names one node per process, a different one for each loader
+  (StressRun.contact_node): after every write run's schema check
+  cassandra-stress sleeps one second per `-node` address
+  (`SettingsSchema.createKeySpaces`, "Sleeping Ns for propagation"), 30 s
+  before each write step of a 30-node cluster. The driver learns every
+  other node from the one it contacts and routes by token over all of them.
 * `no-warmup` always: the built-in warm-up runs up to 50,000 x (node count)
   operations per process with no rate limit (`StressAction.warmup`), outside
   the measured window and outside any `fixed=` schedule, and writes keys no
@@ -116,6 +122,9 @@ class StressRun:
     throttle_rate: op/s cap of this process, 0 for none.
     write_ratio: writes per `read_ratio` reads, mixed runs only.
     read_ratio: reads per `write_ratio` writes, mixed runs only.
+    contact_node: which of the target's nodes the process contacts (the
+      index modulo their count: a loader's index spreads loaders over
+      nodes).
   """
 
   command: str
@@ -130,6 +139,7 @@ class StressRun:
   throttle_rate: int = 0
   write_ratio: int = 0
   read_ratio: int = 0
+  contact_node: int = 0
 
 
 def _Check(condition, message):
@@ -212,7 +222,7 @@ def _Words(target, run):
   else:
     words.append(f'duration={run.duration_s}s')
   words += [f'cl={target.consistency_level}', 'no-warmup']
-  words += ['-node', ','.join(target.nodes)]
+  words += ['-node', target.nodes[run.contact_node % len(target.nodes)]]
   words += _SchemaWords(target)
   words += ['-pop', run.population.Spec()]
   words += ['-rate', f'threads={run.threads}']
@@ -247,7 +257,7 @@ def SchemaCommand(target):
   """
   _CheckTarget(target)
   words = [target.stress_path, 'write', 'n=0', f'cl={target.consistency_level}']
-  words += ['no-warmup', '-node', ','.join(target.nodes)]
+  words += ['no-warmup', '-node', target.nodes[0]]
   words += _SchemaWords(target)
   words += ['-rate', 'threads=1']
   return _Command(target, words)

@@ -512,12 +512,32 @@ _RUN = stress_command.StressRun(
 def test_build_fixed_rate_write():
   assert stress_command.BuildCommand(_TARGET, _RUN) == (
       '/opt/cs/bin/cassandra-stress write duration=60s cl=QUORUM no-warmup'
-      " -node 10.0.0.1,10.0.0.2 -schema 'replication(factor=3)'"
+      " -node 10.0.0.1 -schema 'replication(factor=3)'"
       " 'compaction(strategy=LeveledCompactionStrategy)' keyspace=keyspace1"
       " -col 'size=FIXED(1024)' 'n=FIXED(1)' -pop seq=1..100"
       ' -rate threads=8 fixed=500/s -log file=/tmp/pkb/w.log'
       ' hdrfile=/tmp/pkb/w.hdr interval=10s'
   )
+
+
+def test_each_process_contacts_one_node_loaders_spread_over_nodes():
+  # cassandra-stress sleeps a second per -node address after a write run's
+  # schema check: one address, the loader's own, whatever the cluster size.
+  nodes = [
+      shlex.split(
+          stress_command.BuildCommand(
+              _TARGET, dataclasses.replace(_RUN, contact_node=i)
+          )
+      )
+      for i in range(3)
+  ]
+  assert [w[w.index('-node') + 1] for w in nodes] == [
+      '10.0.0.1',
+      '10.0.0.2',
+      '10.0.0.1',
+  ]
+  schema = shlex.split(stress_command.SchemaCommand(_TARGET))
+  assert schema[schema.index('-node') + 1] == '10.0.0.1'
 
 
 def test_build_mixed_gaussian_words():

@@ -31,6 +31,12 @@
 #           and `free <KiB>` (space left in the output directory: a full
 #           disk cuts files silently).
 #   .out    COMMAND's stdout and stderr.
+#   .log    COMMAND's report (cassandra-stress `-log file=`).
+#
+# cassandra-stress ends its report with END once every result is written,
+# then spends about two seconds closing its driver (netty's quiet period)
+# before its JVM exits. The run ends at END: the script stops the tool
+# there and records exit code 0, the code the tool exits with after END.
 #
 # START_DELAY_S seconds pass before the first sample (readers that join a
 # step after its writers). Exits with COMMAND's exit code, or 1 when the
@@ -64,8 +70,20 @@ sample >"$stem.cpu"
 (while sleep "$interval"; do sample; done) >>"$stem.cpu" 2>&1 &
 sampler=$!
 echo "start $(date +%s.%N)" >"$stem.times"
-env "$@" >"$stem.out" 2>&1
+env "$@" >"$stem.out" 2>&1 &
+tool=$!
+tail -n +1 -F --pid="$tool" "$stem.log" 2>/dev/null | {
+  grep -q -x -m 1 END && {
+    pkill -KILL -P "$tool"
+    kill -KILL "$tool"
+  }
+} 2>/dev/null &
+# (A shell reports a job killed by a signal on stderr: not an error here.)
+wait "$tool" 2>/dev/null
 status=$?
+if [ "$(tail -n 1 "$stem.log" 2>/dev/null)" = END ]; then
+  status=0
+fi
 {
   kill "$sampler"
   wait "$sampler"
