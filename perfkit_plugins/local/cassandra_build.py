@@ -60,16 +60,11 @@ DEFAULT_JMX_PORT = 7199
 # MB of writes then flush and compact, as hundreds of GB do on a real
 # cluster. The ring delay stays Cassandra's (30 s): no node bootstraps and
 # waits it, and a node that starts with its seed waits up to twice as long
-# for the seed to answer, time a loaded 2-core host may need. The servers
-# compile with C1 only: a node's start costs 6-7 CPU seconds instead of
-# 11-12 (C2 alone took 4-5), and three nodes that start at once on two
-# cores are bound by CPU; their steady-state code is slower, which the
-# figures of a one-host cluster do not claim to measure anyway.
+# for the seed to answer, time a loaded 2-core host may need.
 CLUSTER_OPTIONS = (
     '-Dcassandra.config.allow_system_properties=true',
     '-Dcassandra.settings.memtable_heap_space=4MiB',
     '-Dcassandra.settings.memtable_offheap_space=4MiB',
-    '-XX:TieredStopAtLevel=1',
 )
 
 # Module access Cassandra 4.1 and 5.0 need on Java 17: the union of the
