@@ -283,13 +283,15 @@ class CassandraEngine(base.Engine):
         posixpath.join(self.conf_dir, 'cassandra-rackdc.properties'),
         cassandra_config.RackdcContext(),
     )
-    options = cassandra_config.JvmOptions(s, vm.num_cpus)
     comment_gc = bool(s.cassandra_gc)
-    if not options and not comment_gc:
-      return
     common, versioned = cassandra_config.JvmOptionsFiles(s.cassandra_version)
     vm.RemoteCommand(
-        JvmOptionsCommand(self.conf_dir, common, options, comment_gc)
+        JvmOptionsCommand(
+            self.conf_dir,
+            common,
+            cassandra_config.JvmOptions(s, vm.num_cpus),
+            comment_gc,
+        )
     )
     if comment_gc:
       vm.RemoteCommand(

@@ -36,6 +36,7 @@ import time
 import yaml
 
 from perfkit_plugins.core.quiesce import node_status
+from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.local import cassandra_build
 
 # The jars and the install: the product's (re-exported for the tests).
@@ -63,11 +64,12 @@ CassandraNodeError = cassandra_build.CassandraBuildError
 
 LOOPBACK = cassandra_build.LOOPBACK
 CLUSTER_NAME = 'perfkit_plugins_live'
-# Start-up shortcuts for a lone seed (no gossip to settle, no peers to wait
-# for). Not for clusters: a joining node gives up on its seeds after the
-# ring delay, which a loaded host can overrun.
+# Start-up shortcuts for a lone seed: the engine's (no wait for gossip to
+# settle) and a short ring delay (no peers to wait for). Not for clusters: a
+# joining node gives up on its seeds after the ring delay, which a loaded
+# host can overrun.
 LONE_NODE_OPTIONS = (
-    '-Dcassandra.skip_wait_for_gossip_to_settle=0',
+    *cassandra_config.START_OPTIONS,
     '-Dcassandra.ring_delay_ms=1000',
 )
 

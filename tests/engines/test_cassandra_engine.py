@@ -181,13 +181,16 @@ def test_install_server_fetches_the_verified_tarball_and_a_jdk(
   )
 
 
-def test_configure_defaults_writes_yaml_and_rack_file_only():
+def test_configure_defaults_writes_yaml_rack_file_and_start_options():
   vm = Server(internal_ip='10.0.0.4')
   engine = Engine(engine='cassandra')
   engine.Configure(vm, ['10.0.0.2', '10.0.0.3'], SLOT)
   assert vm.commands[1:] == [
       cassandra.PrepareDataDirCommand(DATA_DIR),
       f'findmnt -n -o SOURCE,FSTYPE,OPTIONS --target {DATA_DIR}',
+      cassandra.JvmOptionsCommand(
+          CONF_DIR, 'jvm-server.options', cassandra_config.START_OPTIONS
+      ),
   ]
   assert vm.commands[0].startswith(f'{{ mkdir -p {DATA_DIR} ')
   assert engine.volumes[vm.name].Metadata() == {
@@ -309,7 +312,9 @@ def test_configure_heap_only_leaves_the_collector_alone():
   )
   assert vm.CommandsMatching('jvm') == [
       cassandra.JvmOptionsCommand(
-          CONF_DIR, 'jvm-server.options', ('-Xms12G', '-Xmx12G')
+          CONF_DIR,
+          'jvm-server.options',
+          (*cassandra_config.START_OPTIONS, '-Xms12G', '-Xmx12G'),
       )
   ]
 
@@ -346,6 +351,7 @@ def test_g1_on_4_1_replaces_the_shipped_cms(tmp_path):
         '-XX:+UseThreadPriorities',
         '-XX:+HeapDumpOnOutOfMemoryError',
         '-Xss256k',
+        *cassandra_config.START_OPTIONS,
         '-Xms8G',
         '-Xmx8G',
         *cassandra_config.GC_OPTIONS['G1'],

@@ -67,6 +67,14 @@ DATA_SUBDIRS = (
     ('cdc_raw_directory', 'cdc_raw'),
 )
 
+# Options every node starts with. A node waits at least 8 s for gossip to
+# settle before it opens CQL (5 s, then 3 polls a second apart without a
+# change); here no node bootstraps (its tokens are in cassandra.yaml) and no
+# client connects before every node sees every node Up/Normal (the bring-up
+# asks each node), so that wait only delays the run. The ring delay stays:
+# a node whose seeds have not answered yet waits that long for them.
+START_OPTIONS = ('-Dcassandra.skip_wait_for_gossip_to_settle=0',)
+
 # The collectors' settings as Cassandra itself ships them: G1 from 5.0's
 # jvm17-server.options, CMS from 4.x's jvm11-server.options.
 GC_OPTIONS = {
@@ -294,18 +302,18 @@ def EffectiveGc(settings):
 def JvmOptions(settings, num_cpus):
   """JVM options the engine appends to jvm-server.options.
 
-  Heap: -Xms and -Xmx both (cassandra-env.sh insists on the pair), plus -Xmn
-  under CMS by cassandra-env.sh's own young generation rule. GC: the chosen
-  collector's block (GC_OPTIONS).
+  START_OPTIONS always. Heap: -Xms and -Xmx both (cassandra-env.sh insists on
+  the pair), plus -Xmn under CMS by cassandra-env.sh's own young generation
+  rule. GC: the chosen collector's block (GC_OPTIONS).
 
   Args:
     settings: a validated settings.Settings.
     num_cpus: the server's vCPU count (cassandra-env.sh counts processors).
 
   Returns:
-    tuple of options; empty when heap and collector are left at defaults.
+    tuple of options.
   """
-  options = []
+  options = list(START_OPTIONS)
   heap_gb = settings.cassandra_heap_gb
   if heap_gb:
     options += [f'-Xms{heap_gb}G', f'-Xmx{heap_gb}G']

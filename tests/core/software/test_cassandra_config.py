@@ -138,7 +138,9 @@ def test_settings_validation_names_the_cassandra_flags():
 
 def test_defaults_write_no_tuning():
   assert cassandra_config.TuningOptions(Settings(engine='cassandra')) == []
-  assert cassandra_config.JvmOptions(Settings(engine='cassandra'), 8) == ()
+  assert cassandra_config.JvmOptions(Settings(engine='cassandra'), 8) == (
+      '-Dcassandra.skip_wait_for_gossip_to_settle=0',
+  )
 
 
 def test_study_tuning_uses_unit_keys_from_4_1():
@@ -213,8 +215,10 @@ def test_jvm_options_g1_with_heap():
   options = cassandra_config.JvmOptions(
       Settings(**study_settings.CASSANDRA_2017), num_cpus=8
   )
-  assert options[:2] == ('-Xms8G', '-Xmx8G')
-  assert options[2:] == cassandra_config.GC_OPTIONS['G1']
+  start = cassandra_config.START_OPTIONS
+  assert options[: len(start)] == start
+  assert options[len(start) :][:2] == ('-Xms8G', '-Xmx8G')
+  assert options[len(start) + 2 :] == cassandra_config.GC_OPTIONS['G1']
   assert not any(o.startswith('-Xmn') for o in options)
 
 
@@ -224,6 +228,7 @@ def test_jvm_options_cms_young_generation_follows_cassandra_env():
       engine='cassandra', cassandra_version='4.1.7', cassandra_heap_gb=16
   )
   assert cassandra_config.JvmOptions(s, num_cpus=8) == (
+      *cassandra_config.START_OPTIONS,
       '-Xms16G',
       '-Xmx16G',
       '-Xmn800M',
@@ -231,7 +236,9 @@ def test_jvm_options_cms_young_generation_follows_cassandra_env():
   assert cassandra_config.JvmOptions(s, num_cpus=88)[-1] == '-Xmn4096M'
   chosen = dataclasses.replace(s, cassandra_gc='CMS')
   assert cassandra_config.JvmOptions(chosen, num_cpus=8) == (
-      ('-Xms16G', '-Xmx16G', '-Xmn800M') + cassandra_config.GC_OPTIONS['CMS']
+      cassandra_config.START_OPTIONS
+      + ('-Xms16G', '-Xmx16G', '-Xmn800M')
+      + cassandra_config.GC_OPTIONS['CMS']
   )
 
 
