@@ -120,9 +120,10 @@ def StressSource(step, run):
   """The real capture in testdata/stress that a loader serves for `run`.
 
   Returns the capture's file stem: the step's own name (every repeat of
-  it the same) for loader 0 of most steps; for a fixed-rate step the capture at the loader's own rate
-  (latency_500, latency_1000); for reads during writes the writer's
-  (loader0) or the reader's (loader1) files of the two-loader capture.
+  it the same) for loader 0 of most steps; for a fixed-rate step the
+  capture at the loader's own rate (latency_500, latency_1000); for reads
+  during writes the writer's (loader0) or the reader's (loader1) files of
+  the two-loader capture.
   """
   if step.phase == 'latency':
     return f'latency_{run.rate}.loader0'

@@ -178,9 +178,22 @@ def _MeasureClockOffsets(env):
   return {name: offset.offset_s for name, offset in measured.items()}
 
 
+def _InstallServer(engine, vm):
+  """Installs python3 (the bring-up's CQL probe runs it) and the database.
+
+  PKB installs python3 only on VMs that run its RobustRemoteCommand (the
+  loaders); a server image without it would fail every probe until the
+  bring-up timeout.
+  """
+  vm.Install('python')
+  engine.Install(vm)
+
+
 def _PrepareServers(env):
   """Installs, configures and starts the database on every server."""
-  env.run_threaded(env.engine.Install, list(env.servers))
+  env.run_threaded(
+      functools.partial(_InstallServer, env.engine), list(env.servers)
+  )
   logging.info('scylla_phases PREPARE: configuring the servers')
   cluster.Configure(env)
   logging.info('scylla_phases PREPARE: starting the servers')
@@ -191,7 +204,8 @@ def _AllAtOnce(run_threaded, tasks):
   """Runs tasks in parallel; re-raises the first one's error as it was.
 
   PKB's RunThreaded reports errors of its threads as one ThreadException;
-  a bring-up error must reach pkb.py as itself (it names the node).
+  a bring-up error must reach pkb.py as itself (it names the node). The
+  other tasks' errors are logged, with their tracebacks.
   """
 
   def Outcome(task):
@@ -202,9 +216,16 @@ def _AllAtOnce(run_threaded, tasks):
       return e
     return None
 
-  for error in run_threaded(Outcome, list(tasks)):
-    if error:
-      raise error
+  errors = [e for e in run_threaded(Outcome, list(tasks)) if e]
+  for error in errors[1:]:
+    logging.error(
+        'scylla_phases PREPARE: also failed: %s: %s',
+        type(error).__name__,
+        error,
+        exc_info=error,
+    )
+  if errors:
+    raise errors[0]
 
 
 def Prepare(benchmark_spec):

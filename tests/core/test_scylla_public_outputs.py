@@ -17,11 +17,11 @@
 The outputs live outside the repository, in ../shared/testdata/scylla-public
 beside the checkout (its README.md says what they are, MANIFEST.tsv where
 each comes from). Every file there of a kind the plugin reads has one case
-here: the parser the plugin reads that kind of output with, and what the parse must give, taken from the
-file's own text (or, for scylla-cluster-tests' nodetool status inputs, from
-the values its unit tests assert: expected-sct-status.json). Files the
-folder's README calls visibly edited may be refused, with a clear error,
-but never read wrongly.
+here: the parser the plugin reads that kind of output with, and what the
+parse must give, taken from the file's own text (or, for
+scylla-cluster-tests' nodetool status inputs, from the values its unit tests
+assert: expected-sct-status.json). Files the folder's README calls visibly
+edited may be refused, with a clear error, but never read wrongly.
 """
 
 import dataclasses

@@ -742,7 +742,7 @@ def test_prepare_installs_by_group_and_readies_loaders(spec, monkeypatch):
   monkeypatch.setattr(bm.cluster, 'Start', lambda *_: None)
   with spec.RedirectGlobalFlags():
     bm.Prepare(spec)
-  assert [vm.installed for vm in servers] == [['scylla_server']] * 3
+  assert [vm.installed for vm in servers] == [['python', 'scylla_server']] * 3
   for vm in spec.vm_groups['loaders']:
     assert vm.installed == ['scylla_cassandra_stress'], vm.name
     # PKB's helper for long commands is set up before the first step.
@@ -756,6 +756,25 @@ def test_prepare_installs_by_group_and_readies_loaders(spec, monkeypatch):
   assert len(attached) == 1
 
 
+def PrepareFailingBringUp(spec, monkeypatch, prepare_loader, on_start):
+  """Runs Prepare whose server start calls on_start(), then fails.
+
+  The servers' error must reach pkb.py as itself, not as PKB's
+  ThreadException.
+  """
+
+  def Start(_):
+    on_start()
+    raise cluster.BringUpError('pkb-server-1 (10.0.0.2): the process ended')
+
+  monkeypatch.setattr(bm, '_PrepareLoader', prepare_loader)
+  monkeypatch.setattr(bm.cluster, 'Configure', lambda env: None)
+  monkeypatch.setattr(bm.cluster, 'Start', Start)
+  with spec.RedirectGlobalFlags():
+    with pytest.raises(cluster.BringUpError, match='pkb-server-1'):
+      bm.Prepare(spec)
+
+
 def test_prepare_readies_the_loaders_while_the_servers_start(spec, monkeypatch):
   starting, readied = threading.Event(), threading.Event()
   prepare_loader = bm._PrepareLoader
@@ -767,18 +786,26 @@ def test_prepare_readies_the_loaders_while_the_servers_start(spec, monkeypatch):
     prepare_loader(vm)
     readied.set()
 
-  def Start(_):
+  def OnStart():
     starting.set()
     assert readied.wait(10), 'the loaders waited for the servers'
-    raise cluster.BringUpError('pkb-server-1 (10.0.0.2): the process ended')
 
-  monkeypatch.setattr(bm, '_PrepareLoader', PrepareLoader)
-  monkeypatch.setattr(bm.cluster, 'Configure', lambda env: None)
-  monkeypatch.setattr(bm.cluster, 'Start', Start)
-  with spec.RedirectGlobalFlags():
-    # The servers' error reaches pkb.py as itself, not as PKB's
-    # ThreadException.
-    with pytest.raises(cluster.BringUpError, match='pkb-server-1'):
-      bm.Prepare(spec)
+  PrepareFailingBringUp(spec, monkeypatch, PrepareLoader, OnStart)
   for vm in spec.vm_groups['loaders']:
     assert vm.robust_commands == [('true', None)], vm.name
+
+
+def test_prepare_raises_the_first_error_and_logs_the_others(
+    spec, monkeypatch, caplog
+):
+  def PrepareLoader(vm):
+    raise RuntimeError(f'{vm.name}: no space left')
+
+  PrepareFailingBringUp(spec, monkeypatch, PrepareLoader, lambda: None)
+  logged = [r for r in caplog.records if 'also failed' in r.getMessage()]
+  assert sorted(r.getMessage() for r in logged) == sorted(
+      f'scylla_phases PREPARE: also failed: RuntimeError: {vm.name}: no space'
+      ' left'
+      for vm in spec.vm_groups['loaders']
+  )
+  assert all(r.exc_info for r in logged)

@@ -34,9 +34,9 @@ than being skipped: a skipped line would make its node look absent.
 
 Whether a node serves CQL is asked of the server itself, by a CQL OPTIONS
 request that CqlProbeCommand sends from the node to its client address:
-python3 (which PKB's RobustRemoteCommand needs on every VM too) rather than
-`nodetool statusbinary`, a JVM start per poll that competes with the
-starting databases for CPU.
+python3 (the benchmark installs it on every server) rather than `nodetool
+statusbinary`, a JVM start per poll that competes with the starting
+databases for CPU.
 """
 
 import dataclasses

@@ -39,8 +39,8 @@
 # there and records exit code 0, the code the tool exits with after END.
 #
 # START_DELAY_S seconds pass before the first sample (readers that join a
-# step after its writers). Exits with COMMAND's exit code, or 1 when the
-# output directory cannot be prepared.
+# step after its writers). Exits with COMMAND's exit code (0 once its report
+# ends with END), or 1 when the output directory cannot be prepared.
 
 if [ "${SCYLLA_PHASES_GROUP:-}" != "$$" ]; then
   SCYLLA_PHASES_GROUP=$$
