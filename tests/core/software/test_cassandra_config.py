@@ -215,10 +215,12 @@ def test_jvm_options_g1_with_heap():
   options = cassandra_config.JvmOptions(
       Settings(**study_settings.CASSANDRA_2017), num_cpus=8
   )
-  start = cassandra_config.START_OPTIONS
-  assert options[: len(start)] == start
-  assert options[len(start) :][:2] == ('-Xms8G', '-Xmx8G')
-  assert options[len(start) + 2 :] == cassandra_config.GC_OPTIONS['G1']
+  assert options == (
+      *cassandra_config.START_OPTIONS,
+      '-Xms8G',
+      '-Xmx8G',
+      *cassandra_config.GC_OPTIONS['G1'],
+  )
   assert not any(o.startswith('-Xmn') for o in options)
 
 
