@@ -27,6 +27,8 @@ import subprocess
 
 import pytest
 
+from perfkit_plugins.tools import pkb_location
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CI_RUN = ROOT / '.ci' / 'run'
 
@@ -84,6 +86,42 @@ def test_clones_at_the_pinned_commit_when_no_checkout_is_given(
   assert not list(checkout.parent.glob('*.partial.*'))
 
 
+def test_a_clone_whose_head_is_not_the_pinned_commit_is_refused(
+    tmp_path, upstream
+):
+  repo, pinned = upstream
+  # A branch named like the pinned commit's short hash, at another commit:
+  # `git checkout <name>` takes the branch.
+  _Git(repo, 'branch', pinned[:12], 'HEAD')
+  checkout = tmp_path / 'opt' / 'PerfKitBenchmarker'
+  result = _RunPkbStep({
+      'PKB_CHECKOUT': str(checkout),
+      'PKB_REPOSITORY': f'file://{repo}',
+      'PKB_COMMIT': pinned[:12],
+  })
+  assert result.returncode == 1
+  assert f'is not {pinned[:12]}' in result.stderr
+  assert not checkout.exists()
+  assert not list(checkout.parent.glob('*.partial.*'))
+
+
+def test_the_pinned_commit_is_the_one_the_local_run_checks(tmp_path):
+  checkout = tmp_path / 'mine'
+  checkout.mkdir()
+  (checkout / 'pkb.py').write_text('my own\n')
+  env = {k: v for k, v in os.environ.items() if k != 'PKB_COMMIT'}
+  result = subprocess.run(
+      ['bash', str(CI_RUN), '--pkb'],
+      env=env | {'PKB_CHECKOUT': str(checkout)},
+      capture_output=True,
+      text=True,
+      timeout=120,
+      check=False,
+  )
+  assert result.returncode == 0, result.stderr
+  assert f'not the tested {pkb_location.TESTED_COMMIT}' in result.stderr
+
+
 def test_an_existing_checkout_is_kept_as_it_is(tmp_path, upstream):
   repo, pinned = upstream
   checkout = tmp_path / 'mine'
@@ -97,6 +135,7 @@ def test_an_existing_checkout_is_kept_as_it_is(tmp_path, upstream):
   assert result.returncode == 0, result.stderr
   assert (checkout / 'pkb.py').read_text() == 'my own\n'
   assert not (checkout / '.git').exists()
+  assert f'is at none, not the tested {pinned}' in result.stderr
 
 
 def test_an_unreachable_repository_says_how_to_point_at_a_checkout(tmp_path):

@@ -254,6 +254,8 @@ def FetchCommand(pom_path, lib_dir):
       'mvn',
       '--batch-mode',
       '--quiet',
+      # A jar whose checksum does not match Maven Central's fails the fetch.
+      '--strict-checksums',
       '--file',
       str(pom_path),
       f'{DEPENDENCY_PLUGIN}:copy-dependencies',
@@ -441,7 +443,19 @@ def BuildTarball(
         pathlib.Path(scratch) / top, version, lib_dir, jmx_port, extra_options
     )
     subprocess.run(
-        ['tar', '--dereference', '-czf', str(archive), '-C', scratch, top],
+        [
+            'tar',
+            '--dereference',
+            # Readable by every user of a machine, whatever the umask.
+            '--mode=u+rw,go-w,a+rX',
+            '--owner=0',
+            '--group=0',
+            '-czf',
+            str(archive),
+            '-C',
+            scratch,
+            top,
+        ],
         check=True,
     )
   return archive

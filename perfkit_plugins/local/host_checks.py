@@ -29,6 +29,7 @@ from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.core.software import java
 from perfkit_plugins.local import cassandra_build
 from perfkit_plugins.local import host_machines
+from perfkit_plugins.local import trusted_paths
 
 # PKB's os_type of a host, from its /etc/os-release (ID, VERSION_ID).
 OS_TYPES = {
@@ -146,6 +147,18 @@ def JarsProblem(version, cache_root=None):
       ' openjdk-17-jdk-headless (or fetch them elsewhere and point'
       f' {cassandra_build.CACHE_ENV} at a copy of the cache)'
   )
+
+
+def JarCacheProblem(cache_root=None):
+  """Why root should not build Cassandra from the jar cache, or None.
+
+  The jars run as root's servers' code: the cache and every directory
+  above it must be trusted (trusted_paths.TreeProblem).
+  """
+  cache_root = cache_root or cassandra_build.CacheRoot()
+  if not os.path.lexists(cache_root):
+    return trusted_paths.PathProblem(cache_root)
+  return trusted_paths.TreeProblem(cache_root)
 
 
 def AvailableGib(meminfo_text):

@@ -39,6 +39,7 @@ Needs root, iproute2, util-linux (unshare, nsenter) and openssh-server.
 import contextlib
 import dataclasses
 import fcntl
+import http.client
 import ipaddress
 import os
 import pathlib
@@ -51,6 +52,7 @@ import time
 import zlib
 
 from perfkit_plugins.local import processes
+from perfkit_plugins.local import trusted_paths
 
 # Where each machine's data disk is mounted (a directory of the set, bound
 # over a tmpfs on /mnt inside the machine).
@@ -77,9 +79,10 @@ SSH_OPTIONS = (
     'BatchMode=yes',
 )
 # Held while a set picks its /24 and puts it on its bridge: two sets made
-# at once never pick the same one. In /run/lock (a tmpfs) where there is
-# one.
-NETWORK_LOCK_NAME = 'perfkit_plugins_networks.lock'
+# at once never pick the same one. In a directory only root can enter, so
+# no other user can hold it or put a link in its place.
+NETWORK_LOCK_DIR = pathlib.Path('/run/perfkit_plugins')
+NETWORK_LOCK_NAME = 'networks.lock'
 # The /24s a set may use: 10.200.0.0/24 to 10.249.249.0/24.
 _SUBNETS = tuple(
     f'10.{second}.{third}.0/24'
@@ -205,21 +208,26 @@ def FreeSubnet(tag, used=None):
   raise HostMachinesError('no free /24 in 10.200.0.0-10.249.249.0')
 
 
-def NetworkLockPath():
-  """The lock file held while a set picks its network."""
-  run_lock = pathlib.Path('/run/lock')
-  directory = run_lock if run_lock.is_dir() else pathlib.Path('/var/tmp')
-  return directory / NETWORK_LOCK_NAME
-
-
 @contextlib.contextmanager
 def _NetworkLock():
-  with open(NetworkLockPath(), 'a') as lock:
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    try:
-      yield
-    finally:
-      fcntl.flock(lock, fcntl.LOCK_UN)
+  """Holds the network lock, in a root-only directory made if missing."""
+  try:
+    trusted_paths.MakePrivateDir(NETWORK_LOCK_DIR)
+  except FileExistsError:
+    pass
+  problem = trusted_paths.PrivateDirProblem(NETWORK_LOCK_DIR)
+  if problem:
+    raise HostMachinesError(f'the network lock: {problem}')
+  fd = os.open(
+      NETWORK_LOCK_DIR / NETWORK_LOCK_NAME,
+      os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
+      0o600,
+  )
+  try:
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    yield
+  finally:
+    os.close(fd)
 
 
 @dataclasses.dataclass
@@ -410,7 +418,11 @@ class HostMachines:
       raise HostMachinesError(problem)
     if self.root.exists():
       shutil.rmtree(self.root)
-    self.root.mkdir(parents=True)
+    # Only root enters it: the machines' /opt/pkb, /tmp and data are in it,
+    # and PKB makes /opt/pkb writable by everyone inside a machine.
+    self.root.parent.mkdir(parents=True, exist_ok=True)
+    self.root.mkdir(mode=0o700)
+    self.root.chmod(0o700)
     _Run(
         'ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', str(self.key_path)
     )
@@ -463,8 +475,16 @@ class HostMachines:
     (d / 'hosts').write_text(
         f'127.0.0.1 localhost\n{machine.address} {machine.name}\n'
     )
-    (d / 'tmp').chmod(0o1777)
-    (d / 'root').chmod(0o700)
+    # Explicit modes: the owner may run with a umask of 077.
+    for name, mode in (
+        ('resolv.conf', 0o644),
+        ('hosts', 0o644),
+        ('tmp', 0o1777),
+        ('root', 0o700),
+        ('opt-pkb', 0o755),
+        ('data', 0o755),
+    ):
+      (d / name).chmod(mode)
     for path in PRIVATE_STATE:
       if os.path.isdir(path):
         shutil.copytree(
@@ -528,7 +548,7 @@ class HostMachines:
     )
     script = d / 'start.sh'
     script.write_text(self._StartScript(machine, config))
-    with open(d / 'sshd.log', 'ab') as log:
+    with open(d / 'sshd.log', 'ab') as log, processes.StopSignalsHeld():
       # Ended by PID in Destroy, also when this process is gone.
       # pylint: disable-next=consider-using-with
       process = subprocess.Popen(
@@ -550,9 +570,9 @@ class HostMachines:
           stderr=subprocess.STDOUT,
           start_new_session=True,
       )
-    self._sshd_processes.append(process)
-    # `ip netns exec`, `unshare` and `sh` all exec: the PID is sshd's.
-    machine.sshd_pid = process.pid
+      self._sshd_processes.append(process)
+      # `ip netns exec`, `unshare` and `sh` all exec: the PID is sshd's.
+      machine.sshd_pid = process.pid
 
   @staticmethod
   def _StartScript(machine, config):
@@ -611,35 +631,42 @@ class HostMachines:
   def StartMirror(self, directory):
     """Serves `directory` over HTTP on the bridge address.
 
-    The server runs in a session of its own: a Ctrl-C in the terminal
-    reaches the process that owns the set, which ends the server by PID.
+    The socket is bound and listening before the server starts, which is
+    handed it (perfkit_plugins.local.mirror_server): no other process can
+    take the port in between. The server runs in a session of its own, from
+    `/` in Python's isolated mode (nothing imported from the caller's
+    directory or environment); a Ctrl-C in the terminal reaches the process
+    that owns the set, which ends the server by PID. SIGINT, SIGTERM and
+    SIGHUP wait while it starts, so it is recorded once started.
 
     Returns:
       The mirror's base URL (no trailing slash).
     """
-    with socket.socket() as s:
-      s.bind((self.host_address, 0))
-      port = s.getsockname()[1]
-    with open(self.root / 'mirror.log', 'ab') as log:
-      # Ended by PID in Destroy, also when this process is gone.
-      # pylint: disable-next=consider-using-with
-      self._mirror_process = subprocess.Popen(
-          [
-              sys.executable,
-              '-m',
-              'http.server',
-              '--bind',
-              self.host_address,
-              '--directory',
-              str(directory),
-              str(port),
-          ],
-          stdin=subprocess.DEVNULL,
-          stdout=log,
-          stderr=subprocess.STDOUT,
-          start_new_session=True,
-      )
-    self.mirror = processes.Of(self._mirror_process.pid)
+    with socket.socket() as sock:
+      sock.bind((self.host_address, 0))
+      sock.listen(64)
+      port = sock.getsockname()[1]
+      with open(self.root / 'mirror.log', 'ab') as log:
+        with processes.StopSignalsHeld():
+          # Ended by PID in Destroy, also when this process is gone.
+          # pylint: disable-next=consider-using-with
+          self._mirror_process = subprocess.Popen(
+              [
+                  sys.executable,
+                  '-I',
+                  '-m',
+                  'perfkit_plugins.local.mirror_server',
+                  str(sock.fileno()),
+                  str(directory),
+              ],
+              stdin=subprocess.DEVNULL,
+              stdout=log,
+              stderr=subprocess.STDOUT,
+              cwd='/',
+              pass_fds=(sock.fileno(),),
+              start_new_session=True,
+          )
+          self.mirror = processes.Of(self._mirror_process.pid)
     self.mirror_url = f'http://{self.host_address}:{port}'
 
     def Serves():
@@ -647,11 +674,17 @@ class HostMachines:
         raise HostMachinesError(
             f'the mirror exited: {(self.root / "mirror.log").read_text()}'
         )
+      connection = http.client.HTTPConnection(
+          self.host_address, port, timeout=1
+      )
       try:
-        with socket.create_connection((self.host_address, port), timeout=1):
-          return True
+        connection.request('HEAD', '/')
+        connection.getresponse()
+        return True
       except OSError:
         return False
+      finally:
+        connection.close()
 
     _Wait(Serves, 30, f'the mirror at {self.mirror_url}')
     return self.mirror_url

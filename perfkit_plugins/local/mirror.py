@@ -18,9 +18,11 @@ It holds the Apache Cassandra tarball (cassandra_build) and ScyllaDB's
 cassandra-stress binary distribution with its `.sha256`, laid out in the
 URL schemes the benchmark's flags name (`--scylla_cassandra_url`,
 `--scylla_stress_url`); the host serves it over HTTP to its machines
-(host_machines.HostMachines.StartMirror). The Cassandra tarball is checked
-against the checksum given by flag, cassandra-stress against the one
-published beside it.
+(host_machines.HostMachines.StartMirror). Both are checked on the machines
+against checksums given by flag, fixed before the mirror serves anything:
+the Cassandra tarball's is taken from the file built here, and
+cassandra-stress's from its `.sha256`, which the copy in the mirror (the
+file served) must match; nothing the server sends is trusted.
 """
 
 import dataclasses
@@ -28,6 +30,8 @@ import hashlib
 import os
 import pathlib
 import shutil
+
+from perfkit_plugins.local import trusted_paths
 
 # ScyllaDB's cassandra-stress, a binary distribution of its release asset's
 # layout (`cassandra-stress/bin/cassandra-stress`, jars in lib/), with its
@@ -41,6 +45,10 @@ _DEFAULT_STRESS_TARBALL = (
     / 'tools'
     / STRESS_NAME
 )
+
+
+class ChecksumError(Exception):
+  """A file copied into the mirror is not the file that was checked."""
 
 
 def StressTarball():
@@ -70,6 +78,11 @@ def StressProblem(tarball):
   """
   tarball = pathlib.Path(tarball)
   sums = pathlib.Path(f'{tarball}.sha256')
+  problem = trusted_paths.PathProblem(tarball) or trusted_paths.PathProblem(
+      sums
+  )
+  if tarball.is_file() and sums.is_file() and problem:
+    return problem
   if not tarball.is_file() or not sums.is_file():
     return (
         f'no cassandra-stress distribution at {tarball} with its .sha256'
@@ -77,10 +90,15 @@ def StressProblem(tarball):
         f' {STRESS_NAME} (the release asset of scylladb/cassandra-stress,'
         ' or a build of it with the same layout)'
     )
-  words = sums.read_text().split()
-  if not words or Sha256(tarball) != words[0].lower():
+  if Sha256(tarball) != _PublishedSha256(tarball):
     return f'{tarball} does not match its checksum in {sums}'
   return None
+
+
+def _PublishedSha256(tarball):
+  """The digest in the `.sha256` beside `tarball` ('' when none)."""
+  words = pathlib.Path(f'{tarball}.sha256').read_text().split()
+  return words[0].lower() if words else ''
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,20 +110,22 @@ class Mirror:
     cassandra_path: the Cassandra tarball's URL path template ({version}).
     cassandra_sha512: its digest.
     stress_path: the cassandra-stress tarball's URL path template.
+    stress_sha256: its digest.
   """
 
   directory: pathlib.Path
   cassandra_path: str
   cassandra_sha512: str
   stress_path: str
+  stress_sha256: str
 
   def Flags(self, base_url):
     """The benchmark flags that install from this mirror at base_url."""
     return {
         'scylla_cassandra_url': f'{base_url}/{self.cassandra_path}',
         'scylla_cassandra_checksum': f'sha512:{self.cassandra_sha512}',
-        # Verified against the .sha256 published beside it.
         'scylla_stress_url': f'{base_url}/{self.stress_path}',
+        'scylla_stress_checksum': f'sha256:{self.stress_sha256}',
     }
 
 
@@ -120,6 +140,10 @@ def BuildMirror(directory, cassandra_tarball, stress_tarball):
 
   Returns:
     Mirror.
+
+  Raises:
+    ChecksumError: the copy of cassandra-stress does not match its `.sha256`
+      (the source changed after StressProblem checked it).
   """
   directory = pathlib.Path(directory)
   cassandra_tarball = pathlib.Path(cassandra_tarball)
@@ -129,8 +153,15 @@ def BuildMirror(directory, cassandra_tarball, stress_tarball):
   shutil.copy(cassandra_tarball, cassandra_dir)
   tools = directory / 'tools'
   tools.mkdir()
+  expected = _PublishedSha256(stress_tarball)
   for path in (stress_tarball, pathlib.Path(f'{stress_tarball}.sha256')):
     shutil.copy(path, tools)
+  stress_sha256 = Sha256(tools / pathlib.Path(stress_tarball).name)
+  if stress_sha256 != expected:
+    raise ChecksumError(
+        f'{stress_tarball} changed after it was checked: its copy does not'
+        f' match {stress_tarball}.sha256'
+    )
   return Mirror(
       directory=directory,
       cassandra_path=(
@@ -140,4 +171,5 @@ def BuildMirror(directory, cassandra_tarball, stress_tarball):
           cassandra_tarball.read_bytes()
       ).hexdigest(),
       stress_path='tools/cassandra-stress-{version}-bin.tar.gz',
+      stress_sha256=stress_sha256,
   )

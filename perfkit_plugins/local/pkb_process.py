@@ -85,6 +85,56 @@ def Problem(checkout):
   return None
 
 
+def _Git(checkout, *args):
+  """Runs git on a checkout already found trusted (trusted_paths).
+
+  git refuses, as root, a repository another user owns; the owner is
+  trusted here, and nothing of the repository's config runs a program.
+  """
+  return subprocess.run(
+      [
+          'git',
+          '-c',
+          f'safe.directory={checkout}',
+          '-c',
+          'core.fsmonitor=false',
+          '-C',
+          str(checkout),
+          *args,
+      ],
+      capture_output=True,
+      text=True,
+      check=False,
+  )
+
+
+def CommitProblem(checkout, tested_commit):
+  """Why `checkout` is not PKB at `tested_commit` as committed, or None.
+
+  HEAD must be that commit and no tracked file changed.
+  """
+  head = _Git(checkout, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}')
+  fix = (
+      f'check out {tested_commit} (git -C {checkout} checkout --detach'
+      f' {tested_commit}), or give --allow_untested_pkb'
+  )
+  if head.returncode:
+    return (
+        f'{checkout} is not a git checkout whose commit can be checked'
+        f' ({head.stderr.strip() or "no HEAD"}): {fix}'
+    )
+  if head.stdout.strip() != tested_commit:
+    return (
+        f'PKB at {checkout} is at {head.stdout.strip()[:12]}, and this'
+        f' release is tested with {tested_commit[:12]}: {fix}'
+    )
+  status = _Git(checkout, 'status', '--porcelain', '--untracked-files=no')
+  if status.returncode or status.stdout.strip():
+    changed = status.stdout.split('\n')[0].strip() or status.stderr.strip()
+    return f'PKB at {checkout} has local changes ({changed}, ...): {fix}'
+  return None
+
+
 def Command(checkout, args, python=sys.executable):
   """The command line of pkb.py of `checkout` with `args`."""
   return [python, os.path.join(checkout, 'pkb.py'), *args]
@@ -118,6 +168,9 @@ def Start(
     env: environment; default this process's, without PYTHONPATH.
     new_session: start it in a session of its own, so a Ctrl-C in the
       terminal reaches only the caller, which decides what pkb.py gets.
+
+  pkb.py runs with the usual umask (022), whatever the caller's: the files
+  it sends its VMs are read there by other users (a database's own).
   """
   return subprocess.Popen(
       Command(checkout, args, python),
@@ -126,6 +179,7 @@ def Start(
       stderr=subprocess.STDOUT,
       env=Environment(env),
       start_new_session=new_session,
+      umask=0o022,
   )
 
 

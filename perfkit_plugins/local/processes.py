@@ -21,11 +21,16 @@ process with both is taken for it. Processes are only ever signalled by
 PID: never by name.
 """
 
+import contextlib
 import dataclasses
 import os
 import pathlib
 import signal
+import threading
 import time
+
+# The signals that stop a command: Ctrl-C, kill, a lost terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,3 +125,40 @@ def End(process, grace_s=10):
   return EndPids(
       lambda: [process.pid] if process.Running() else [], grace_s=grace_s
   )
+
+
+@contextlib.contextmanager
+def StopSignalsHandledBy(handler):
+  """SIGINT, SIGTERM and SIGHUP go to `handler` while in the block.
+
+  signal.default_int_handler: they stop the run as a Ctrl-C does.
+  signal.SIG_IGN: cleanup runs to its end.
+  """
+  previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+  try:
+    yield
+  finally:
+    for sig, previous_handler in previous.items():
+      signal.signal(sig, previous_handler)
+
+
+@contextlib.contextmanager
+def StopSignalsHeld():
+  """A stop signal that comes in the block takes effect when it ends.
+
+  For starting a process and recording it: a Ctrl-C never falls between
+  the two, which would leave a process nobody knows of. Only the main
+  thread receives signals; elsewhere the block runs as it is.
+  """
+  if threading.current_thread() is not threading.main_thread():
+    yield
+    return
+  received = []
+  with StopSignalsHandledBy(lambda signum, _: received.append(signum)):
+    yield
+  if received:
+    handler = signal.getsignal(received[0])
+    if callable(handler):
+      handler(received[0], None)
+    elif handler == signal.SIG_DFL:
+      os.kill(os.getpid(), received[0])

@@ -69,8 +69,17 @@ class DataVolume:
     }
 
 
+def _WithSudoIfNeeded(command):
+  """`command`, else the same with sudo (a directory of another user's)."""
+  return f'{{ {command}; }} 2>/dev/null || sudo sh -c {shlex.quote(command)}'
+
+
 def ClaimCommand(path, owner, allow_existing=False):
-  """Creates `path` (sudo only if needed) and records `owner` in it.
+  """Creates `path` if missing and records `owner` in it, never its owner.
+
+  The directory stays whose it is: the database's own user (ScyllaDB's
+  packages run it as `scylla`, which must write there, e.g. its socket
+  `cql.m`). What the ssh user may not do there is done with sudo.
 
   When the directory holds a regular file and its owner record is not
   `owner`, prints FOREIGN and a few of the files instead, or with
@@ -80,22 +89,19 @@ def ClaimCommand(path, owner, allow_existing=False):
   top = shlex.quote(path)
   record = shlex.quote(posixpath.join(path, OWNER_RECORD))
   owner_q = shlex.quote(owner)
-  create = (
-      f'{{ mkdir -p {top} 2>/dev/null && [ -w {top} ]; }}'
-      f' || {{ sudo mkdir -p {top} && sudo chown "$(id -u):$(id -g)" {top}; }}'
-  )
+  create = _WithSudoIfNeeded(f'mkdir -p {top}')
+  files = f'find {top} -type f ! -name {OWNER_RECORD}'
   foreign = (
-      f'[ "$(cat {record} 2>/dev/null)" != {owner_q} ]'
-      f' && [ -n "$(find {top} -type f ! -name {OWNER_RECORD} -print -quit)" ]'
+      f'[ "$(cat {record} 2>/dev/null || sudo cat {record} 2>/dev/null)"'
+      f' != {owner_q} ]'
+      f' && [ -n "$({_WithSudoIfNeeded(files + " -print -quit")})" ]'
   )
   if allow_existing:
     found = f"echo '{EXISTING}'"
   else:
-    found = f"echo '{FOREIGN}'; find {top} -type f | head -n 5"
-  return (
-      f'{create} && if {foreign}; then {found};'
-      f' else printf "%s\\n" {owner_q} > {record}; fi'
-  )
+    found = f"echo '{FOREIGN}'; {{ {_WithSudoIfNeeded(files)}; }} | head -n 5"
+  write = _WithSudoIfNeeded(f'printf "%s\\n" {owner_q} > {record}')
+  return f'{create} && if {foreign}; then {found}; else {write}; fi'
 
 
 def Claim(vm, path, owner, allow_existing=False):

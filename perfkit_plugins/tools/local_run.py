@@ -38,9 +38,22 @@ The engine is Apache Cassandra: ScyllaDB needs its packages and real
 disks. The machines share the host's CPUs and clock and have no RAID:
 the figures show what a run publishes, not what a database can do.
 
+It runs as root on a host other users may share, and trusts only what
+they cannot change (trusted_paths; the README's "What the local run
+trusts"): its work directory is made root's alone (0700, umask 077) and
+an existing one must be so; a state file is read only if root wrote it,
+and a teardown removes only what the state records the run making; the
+PKB checkout (at the tested commit), the stress tarball, the jar cache
+and the results directory must belong to root or the sudo user; the
+mirror's socket is held from before its server starts; the checksums of
+what it serves are fixed before it serves; pkb.py flags that would change
+the host are refused.
+
 A Ctrl-C (SIGINT; SIGTERM and SIGHUP alike) is passed to pkb.py, which
 stops the step, publishes what was measured and cleans the machines; a
-second one kills pkb.py at once; then everything is removed. With --keep
+second one kills pkb.py at once; then everything is removed, PKB's run
+directory only once copied into the results. pkb.py that runs longer than
+--pkb_timeout_min is interrupted the same way. With --keep
 the cluster stays up after pkb.py ends (its state file names the mirror
 server as its owner) for more pkb.py runs with the written config, until
 `scylla-phases-local down`. A cluster whose owner is gone is removed by
@@ -79,6 +92,7 @@ from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import mirror as mirror_lib
 from perfkit_plugins.local import pkb_process
 from perfkit_plugins.local import processes
+from perfkit_plugins.local import trusted_paths
 from perfkit_plugins.tools import pkb_location
 from perfkit_plugins.tools import report_command
 
@@ -87,9 +101,7 @@ DEFAULT_WORK_DIR = '/var/tmp/scylla_phases_local'
 DEFAULT_RESULTS_DIR = 'scylla_phases_local_results'
 CONFIG_NAME = 'scylla_phases_local.yaml'
 CASSANDRA_VERSION = cassandra_build.CASSANDRA_50
-# Interface names of a local cluster start with this and the PID of the
-# command that made it (the test beds' start with 'pkbtb').
-TAG_PREFIX = 'pkblc'
+TAG_PREFIX = cluster_state.TAG_PREFIX
 MAX_MACHINES_PER_GROUP = 20
 # What the run publishes as the machines' type.
 MACHINE_TYPE_LABEL = 'local'
@@ -101,6 +113,37 @@ RESERVED_PKB_FLAGS = (
     'run_uri',
     'run_stage',
 )
+# pkb.py flags that change a machine's system, which here is this host's
+# (PKB's LinuxVirtualMachine.PrepareVMEnvironment applies them to static
+# VMs too, and never undoes them): refused in both of a boolean's forms.
+HOST_CHANGING_PKB_FLAGS = (
+    'sysctl',  # /etc/sysctl.conf and sysctl -p
+    'reboot_after_changing_sysctl',
+    'set_files',  # any file, with sudo tee
+    'append_kernel_command_line',  # GRUB, then a reboot
+    'disable_smt',  # a reboot
+    'enable_rt_kernel',  # a kernel install, then a reboot
+    'gce_hpc_tools',  # tuning of the whole host, then a reboot
+    'num_disable_cpus',  # CPUs taken offline
+    'enable_transparent_hugepages',  # /sys/kernel/mm
+    'disable_cstate_by_name_and_deeper',  # /sys/devices/system/cpu
+    'kernel_modules_to_add',  # modprobe
+    'kernel_modules_to_remove',  # modprobe -r
+    'enable_nvme_interrupt_coaleasing',  # nvme set-feature
+    'network_enable_BBR',  # the host's congestion control
+    'tcp_max_receive_buffer',  # the host's TCP sysctls
+    'tcp_max_send_buffer',
+    'tcp_max_notsent_bytes',
+    'rmem_max',
+    'wmem_max',
+    'setup_remote_firewall',  # firewall rules
+    'http_proxy',  # /etc/environment
+    'https_proxy',
+    'ftp_proxy',
+    'config_override',  # can set any flag in the config
+)
+# How long pkb.py may run before it is interrupted as by a Ctrl-C.
+DEFAULT_PKB_TIMEOUT_MIN = 120
 # After a Ctrl-C, how long pkb.py gets to stop the step and clean up.
 INTERRUPT_GRACE_S = 300
 POLL_S = 0.5
@@ -187,6 +230,16 @@ def _Count(text):
   return value
 
 
+def _Minutes(text):
+  try:
+    value = int(text)
+  except ValueError:
+    value = 0
+  if value < 1:
+    raise argparse.ArgumentTypeError(f'{text!r}: give whole minutes, 1 or more')
+  return value
+
+
 def _Parser():
   """The command line: run or down, and their options."""
   parser = argparse.ArgumentParser(
@@ -250,6 +303,24 @@ def _Parser():
       ),
   )
   parser.add_argument(
+      '--pkb_timeout_min',
+      type=_Minutes,
+      default=DEFAULT_PKB_TIMEOUT_MIN,
+      help=(
+          'minutes pkb.py may run; then it is interrupted as by a Ctrl-C'
+          ' (default: %(default)s)'
+      ),
+  )
+  parser.add_argument(
+      '--allow_untested_pkb',
+      action='store_true',
+      help=(
+          'run pkb.py of a checkout at another commit than the one this'
+          f' release is tested with ({pkb_location.TESTED_COMMIT[:12]}), or'
+          ' with local changes'
+      ),
+  )
+  parser.add_argument(
       '--verbose',
       action='store_true',
       help=(
@@ -276,10 +347,11 @@ def ParseArgs(argv):
   if args.command == 'down':
     given = [
         f'--{name}'
-        for name in ('servers', 'loaders', 'results_dir')
+        for name in ('servers', 'loaders', 'results_dir', 'pkb_timeout_min')
         if getattr(args, name) != parser.get_default(name)
     ]
     given += ['--keep'] * args.keep + ['--verbose'] * args.verbose
+    given += ['--allow_untested_pkb'] * args.allow_untested_pkb
     if given or pkb_flags:
       parser.error(
           f'down takes --work_dir only, not {" ".join(given + pkb_flags)}'
@@ -295,7 +367,24 @@ def ParseArgs(argv):
           f'{argument}: {PROG} sets --{_FlagName(argument)} itself (flags'
           f' it sets: {", ".join("--" + f for f in RESERVED_PKB_FLAGS)})'
       )
+    changing = HostChangingFlag(argument)
+    if changing:
+      parser.error(
+          f'{argument}: --{changing} would change this host (the machines'
+          ' are its namespaces and share its kernel, files and reboots),'
+          ' and is refused here; flags refused: '
+          + ', '.join('--' + f for f in HOST_CHANGING_PKB_FLAGS)
+      )
   return args, pkb_flags
+
+
+def HostChangingFlag(argument):
+  """The HOST_CHANGING_PKB_FLAGS name an argument sets, or None."""
+  name = _FlagName(argument)
+  for candidate in (name, name.removeprefix('no')):
+    if candidate in HOST_CHANGING_PKB_FLAGS:
+      return candidate
+  return None
 
 
 def MachineNames(servers, loaders):
@@ -311,20 +400,42 @@ def _Plural(count, noun):
 
 
 def _Say(text=''):
-  print(text, flush=True)
+  """Prints a line; a terminal that is gone does not stop the command.
+
+  After a lost terminal (SIGHUP, then EIO or EPIPE on every write) the
+  lines go nowhere, and the command goes on stopping pkb.py and cleaning.
+  """
+  try:
+    print(text, flush=True)
+  except OSError:
+    sys.stdout = open(os.devnull, 'w')  # pylint: disable=consider-using-with
 
 
 def Problems(args, work_dir, checkout):
-  """Why a run of `args` cannot start here, or None (nothing is changed)."""
+  """Why a run of `args` cannot start here, or None (nothing is changed).
+
+  What another local user could have made is checked first: the work and
+  results directories, the PKB checkout, the stress tarball, the jar cache
+  (trusted_paths).
+  """
   os_release = host_checks.ReadOsRelease()
   return (
       host_machines.Problem()
-      or pkb_process.Problem(checkout)
       or host_checks.WorkDirProblem(work_dir)
+      or WorkDirTrustProblem(work_dir)
+      or trusted_paths.PathProblem(args.results_dir)
+      or pkb_process.Problem(checkout)
+      or trusted_paths.TreeProblem(checkout)
+      or (
+          None
+          if args.allow_untested_pkb
+          else pkb_process.CommitProblem(checkout, pkb_location.TESTED_COMMIT)
+      )
       or host_checks.OsProblem(os_release)
       or host_checks.MachineToolsProblem()
       or host_checks.JavaProblem(CASSANDRA_VERSION, host_checks.InstalledJava())
       or mirror_lib.StressProblem(mirror_lib.StressTarball())
+      or host_checks.JarCacheProblem()
       or host_checks.JarsProblem(CASSANDRA_VERSION)
       or host_checks.MemoryProblem(
           args.servers, args.loaders, host_checks.ReadMeminfo()
@@ -348,10 +459,26 @@ def _DownCommand(work_dir):
   return f'{PROG} down --work_dir={shlex.quote(str(work_dir))}'
 
 
+def WorkDirTrustProblem(work_dir):
+  """Why root should not use work_dir, or None.
+
+  The directories above it must be trusted (trusted_paths.PathProblem);
+  an existing work directory must be root's alone (0700): what is in it
+  names processes to end and files to remove.
+  """
+  work_dir = pathlib.Path(os.path.abspath(work_dir))
+  return trusted_paths.PathProblem(
+      work_dir.parent
+  ) or trusted_paths.PrivateDirProblem(work_dir)
+
+
 @contextlib.contextmanager
 def _Locked(work_dir):
-  """Holds the work directory's lock (one command decides at a time)."""
-  fd = os.open(work_dir, os.O_RDONLY | os.O_DIRECTORY)
+  """Holds the work directory's lock (one command decides at a time).
+
+  The lock is the directory itself, which only root can open.
+  """
+  fd = os.open(work_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
   try:
     fcntl.flock(fd, fcntl.LOCK_EX)
     yield
@@ -359,19 +486,44 @@ def _Locked(work_dir):
     os.close(fd)
 
 
-def ClaimWorkDir(work_dir, checkout, new_state):
+def _ReadState(work_dir):
+  try:
+    return cluster_state.Read(work_dir)
+  except cluster_state.StateError as e:
+    raise Refusal(str(e)) from e
+
+
+def ClaimWorkDir(work_dir, checkout, new_state, results_dir=None):
   """Writes new_state into work_dir, after removing a stale cluster there.
 
+  A missing work directory is made, root's alone (0700); an existing one
+  must be so already (WorkDirTrustProblem).
+
+  Args:
+    work_dir: the work directory.
+    checkout: the PKB checkout (named in a refusal).
+    new_state: the state of the command claiming it.
+    results_dir: the default results directory of a stale run's evidence
+      (its own is in its state).
+
   Raises:
-    Refusal: a cluster of a live owner is there, or the directory holds
-      files that are not a local cluster's.
+    Refusal: the directory cannot be trusted, a cluster of a live owner is
+      there, or the directory holds files that are not a local cluster's.
   """
-  work_dir.mkdir(parents=True, exist_ok=True)
+  problem = WorkDirTrustProblem(work_dir)
+  if problem:
+    raise Refusal(problem)
+  try:
+    trusted_paths.MakePrivateDir(work_dir)
+    new_state.made_work_dir = True
+  except FileExistsError:
+    problem = trusted_paths.PrivateDirProblem(work_dir)
+    if problem:
+      raise Refusal(problem) from None
+  except PermissionError as e:
+    raise Refusal(str(e)) from e
   with _Locked(work_dir):
-    try:
-      state = cluster_state.Read(work_dir)
-    except cluster_state.StateError as e:
-      raise Refusal(str(e)) from e
+    state = _ReadState(work_dir)
     if state is None and any(work_dir.iterdir()):
       raise Refusal(
           f"{work_dir} holds files and no local cluster's state file: give"
@@ -394,11 +546,93 @@ def ClaimWorkDir(work_dir, checkout, new_state):
           f'== Removing a local cluster left in {work_dir} by PID'
           f' {state.owner.pid}, which is gone'
       )
-      left = cluster_state.Teardown(work_dir, state)
+      left = _Teardown(work_dir, state, results_dir=results_dir)
       if left:
         raise Refusal(f'could not remove it: {", ".join(left)} remain')
-      work_dir.mkdir(parents=True, exist_ok=True)
+      if not work_dir.exists():
+        trusted_paths.MakePrivateDir(work_dir)
+        new_state.made_work_dir = True
     cluster_state.Write(work_dir, new_state)
+
+
+def _ResultsOwner():
+  """(uid, gid) the results are given to: the user who ran sudo, or None."""
+  uid = os.environ.get('SUDO_UID', '')
+  gid = os.environ.get('SUDO_GID', '')
+  if uid.isdigit() and gid.isdigit() and int(uid) != 0:
+    return int(uid), int(gid)
+  return None
+
+
+def KeepRunResults(work_dir, state, pkb_failed=True):
+  """Copies PKB's run directory of `state`'s run into its results.
+
+  <results_dir>/<run_uri>/ gets PKB's run directory (no sockets, no
+  private key), the config, and what pkb.py printed when it failed; it is
+  given to the user who ran sudo, and is readable by them.
+
+  Returns:
+    The copy, or None when PKB wrote no run directory.
+
+  Raises:
+    OSError: the copy failed (PKB's directory stays where it is).
+  """
+  source = cluster_state.RunDir(work_dir, state.run_uri)
+  if not source.is_dir():
+    return None
+  results = pathlib.Path(state.results_dir)
+  problem = trusted_paths.PathProblem(results)
+  if problem:
+    raise PermissionError(problem)
+  results.mkdir(mode=0o755, parents=True, exist_ok=True)
+  target = results / state.run_uri
+  shutil.copytree(source, target, ignore=_NotRegular)
+  if state.config and os.path.isfile(state.config):
+    shutil.copy(state.config, target / CONFIG_NAME)
+  console = (
+      pathlib.Path(work_dir)
+      / cluster_state.PKB_DIR
+      / f'{state.run_uri}.console.log'
+  )
+  if console.exists() and pkb_failed:
+    # What pkb.py printed before its log existed (a bad flag, a crash).
+    shutil.copy(console, target / 'pkb_console.log')
+  _HandOver(target)
+  return target
+
+
+def _HandOver(target):
+  """Makes a run's results readable, and the sudo user's, never via a link."""
+  owner = _ResultsOwner()
+  for _, dirs, files, dir_fd in os.fwalk(target):
+    for name in dirs:
+      os.chmod(name, 0o755, dir_fd=dir_fd, follow_symlinks=False)
+    for name in files:
+      os.chmod(name, 0o644, dir_fd=dir_fd, follow_symlinks=False)
+    if owner:
+      for name in dirs + files:
+        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
+  os.chmod(target, 0o755)
+  if owner:
+    os.chown(target, *owner, follow_symlinks=False)
+
+
+def _Teardown(work_dir, state, machines=None, results_dir=None):
+  """cluster_state.Teardown, keeping the run's evidence in its results."""
+  if state.results_dir is None and results_dir is not None:
+    state.results_dir = str(pathlib.Path(results_dir).absolute())
+
+  def Keep(stale):
+    kept = KeepRunResults(work_dir, stale)
+    if kept is not None:
+      _Say(f'== Results of that run: {kept}')
+
+  return cluster_state.Teardown(
+      work_dir,
+      state,
+      machines,
+      keep_results=Keep if state.results_dir else None,
+  )
 
 
 def _FetchJars():
@@ -475,15 +709,23 @@ class _LocalRun:
         owner=processes.Of(os.getpid()),
         servers=self.servers,
         loaders=self.loaders,
+        results_dir=str(pathlib.Path(args.results_dir).absolute()),
     )
     self.machines = None
     self.pkb_ended = False
     self.pkb_code = None
+    self.timed_out = False
 
   def _Save(self):
     if self.machines is not None:
       self.state.machines = self.machines.Record()
     cluster_state.Write(self.work_dir, self.state)
+
+  def _Making(self, name):
+    """Records that the work directory's entry `name` is being made."""
+    self.state.made.append(name)
+    self._Save()
+    return self.work_dir / name
 
   def Build(self, lib_dir):
     """The machines, the mirror and the config; returns the config's path.
@@ -491,7 +733,7 @@ class _LocalRun:
     Args:
       lib_dir: Cassandra's jars (_FetchJars).
     """
-    build_dir = self.work_dir / 'build'
+    build_dir = self._Making('build')
     build_dir.mkdir()
     tarball = cassandra_build.BuildTarball(
         CASSANDRA_VERSION,
@@ -499,10 +741,12 @@ class _LocalRun:
         build_dir,
         extra_options=cassandra_build.CLUSTER_OPTIONS,
     )
+    tag = f'{TAG_PREFIX}{os.getpid()}'
+    self._Making(tag)
     self.machines = host_machines.HostMachines(
         self.servers + self.loaders,
         self.work_dir,
-        f'{TAG_PREFIX}{os.getpid()}',
+        tag,
         os_type=host_checks.OsType(host_checks.ReadOsRelease()),
     )
     self._Save()
@@ -516,7 +760,7 @@ class _LocalRun:
     finally:
       self._Save()
     mirror = mirror_lib.BuildMirror(
-        self.work_dir / 'mirror', tarball, mirror_lib.StressTarball()
+        self._Making('mirror'), tarball, mirror_lib.StressTarball()
     )
     shutil.rmtree(build_dir)
     url = self.machines.StartMirror(mirror.directory)
@@ -527,7 +771,7 @@ class _LocalRun:
     flags = mirror.Flags(url) | PlanFlags(
         os.cpu_count() or 2, len(self.servers), len(self.loaders)
     )
-    config = self.work_dir / CONFIG_NAME
+    config = self._Making(CONFIG_NAME)
     config.write_text(
         "# Written by scylla-phases-local: this host's machines as PKB static"
         ' VMs.\n'
@@ -543,7 +787,8 @@ class _LocalRun:
 
   def RunPkb(self, config, run_uri):
     """Runs pkb.py, showing its progress; returns (exit code, interrupted)."""
-    temp_dir = self.work_dir / 'pkb'
+    self.state.run_uri = run_uri
+    temp_dir = self._Making(cluster_state.PKB_DIR)
     arguments = [
         '--benchmarks=scylla_phases',
         f'--benchmark_config_file={config}',
@@ -558,18 +803,19 @@ class _LocalRun:
         f' in {temp_dir}/runs/{run_uri}/pkb.log):'
     )
     _Say('   ' + shlex.join(pkb_process.Command(self.checkout, arguments)))
-    with open(console, 'ab') as out:
+    with open(console, 'ab') as out, processes.StopSignalsHeld():
       process = pkb_process.Start(
           self.checkout, arguments, out, new_session=True
       )
-    self.state.pkb = processes.Of(process.pid)
-    self._Save()
+      self.state.pkb = processes.Of(process.pid)
+      self._Save()
     if self.args.verbose:
       view = pkb_process.ProgressView(console, everything=True)
     else:
       view = pkb_process.ProgressView(temp_dir / 'runs' / run_uri / 'pkb.log')
     interrupted = False
     deadline = None
+    bound = time.monotonic() + self.args.pkb_timeout_min * 60
     while process.poll() is None:
       try:
         for line in view.Poll():
@@ -577,6 +823,9 @@ class _LocalRun:
         if deadline is not None and time.monotonic() > deadline:
           _Say(f'== pkb.py did not end within {INTERRUPT_GRACE_S} s: killed')
           process.kill()
+        if deadline is None and time.monotonic() > bound:
+          self.timed_out = True
+          raise KeyboardInterrupt
         time.sleep(POLL_S)
       except KeyboardInterrupt:
         if interrupted:
@@ -585,11 +834,17 @@ class _LocalRun:
           continue
         interrupted = True
         deadline = time.monotonic() + INTERRUPT_GRACE_S
-        _Say(
-            '== Interrupted: pkb.py stops the step, publishes what was'
-            ' measured and cleans the machines (again: kill it at once)'
-        )
         process.send_signal(signal.SIGINT)
+        reason = (
+            f'pkb.py ran {self.args.pkb_timeout_min} minutes'
+            ' (--pkb_timeout_min)'
+            if self.timed_out
+            else 'Interrupted'
+        )
+        _Say(
+            f'== {reason}: pkb.py stops the step, publishes what was measured'
+            ' and cleans the machines (again: kill it at once)'
+        )
     for line in view.Finish():
       _Say(line)
     self.pkb_code = process.returncode
@@ -604,20 +859,18 @@ class _LocalRun:
       )
     return process.returncode, interrupted
 
-  def KeepResults(self, run_uri):
-    """Copies PKB's run directory into the results; returns its copy."""
-    source = self.work_dir / 'pkb' / 'runs' / run_uri
-    target = pathlib.Path(self.args.results_dir).absolute() / run_uri
-    if not source.is_dir():
-      return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source, target, ignore=_NotRegular)
-    shutil.copy(self.state.config, target / CONFIG_NAME)
-    console = self.work_dir / 'pkb' / f'{run_uri}.console.log'
-    if console.exists() and self.pkb_code:
-      # What pkb.py printed before its log existed (a bad flag, a crash).
-      shutil.copy(console, target / 'pkb_console.log')
-    return target
+  def KeepResults(self):
+    """Copies PKB's run directory into the results; returns its copy.
+
+    Raises:
+      OSError: the copy failed (Finish then leaves PKB's directory).
+    """
+    kept = KeepRunResults(
+        self.work_dir, self.state, pkb_failed=bool(self.pkb_code)
+    )
+    self.state.results_kept = kept is not None
+    self._Save()
+    return kept
 
   def Finish(self):
     """Keeps the cluster (--keep after pkb.py ended) or removes it all."""
@@ -633,29 +886,11 @@ class _LocalRun:
       _Say(f'   Remove it with: {_DownCommand(self.work_dir)}')
       return True
     _Say('== Removing the local cluster (processes, namespaces, bridge, data)')
-    left = cluster_state.Teardown(self.work_dir, self.state, self.machines)
+    left = _Teardown(self.work_dir, self.state, self.machines)
     if left:
       _Say(f'{PROG}: could not remove {", ".join(left)}')
       return False
     return True
-
-
-@contextlib.contextmanager
-def _StopSignalsHandledBy(handler):
-  """SIGINT, SIGTERM and SIGHUP go to handler while in the block.
-
-  signal.default_int_handler: they stop the run as a Ctrl-C does.
-  signal.SIG_IGN: cleanup runs to its end.
-  """
-  previous = {
-      sig: signal.signal(sig, handler)
-      for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-  }
-  try:
-    yield
-  finally:
-    for sig, previous_handler in previous.items():
-      signal.signal(sig, previous_handler)
 
 
 def _Run(args, pkb_flags):
@@ -668,7 +903,7 @@ def _Run(args, pkb_flags):
     raise Refusal(problem)
   lib_dir = _FetchJars()
   run = _LocalRun(args, pkb_flags, work_dir, checkout)
-  ClaimWorkDir(work_dir, checkout, run.state)
+  ClaimWorkDir(work_dir, checkout, run.state, args.results_dir)
   _Say(
       f'== scylla_phases on this host: {_Plural(args.servers, "server")},'
       f' {_Plural(args.loaders, "loader")}, work directory {work_dir}'
@@ -686,14 +921,19 @@ def _Run(args, pkb_flags):
   code = EXIT_FAILED
   run_uri = uuid.uuid4().hex[:8]
   try:
-    with _StopSignalsHandledBy(signal.default_int_handler):
+    with processes.StopSignalsHandledBy(signal.default_int_handler):
       try:
         config = run.Build(lib_dir)
         pkb_code, interrupted = run.RunPkb(config, run_uri)
-        kept = run.KeepResults(run_uri)
+        kept = run.KeepResults()
         if interrupted:
           if kept is not None:
             _Say(f'== Results so far: {kept}')
+          if run.timed_out:
+            raise _RunFailed(
+                'pkb.py ran longer than'
+                f' --pkb_timeout_min={args.pkb_timeout_min}'
+            )
           raise KeyboardInterrupt
         if kept is None:
           raise _RunFailed('pkb.py wrote no run directory')
@@ -707,6 +947,7 @@ def _Run(args, pkb_flags):
         _Say('== Report (scylla-phases-report)')
         if _Report(results, kept):
           _Say('== The report could not be made (see above)')
+        _HandOver(kept)
         statuses = PhaseStatuses(results.read_text())
         failed = [s for s in statuses if s[1] != 1]
         _Say(
@@ -722,12 +963,13 @@ def _Run(args, pkb_flags):
       except (
           _RunFailed,
           host_machines.HostMachinesError,
+          mirror_lib.ChecksumError,
           OSError,
           subprocess.SubprocessError,
       ) as e:
         _Say(f'{PROG}: {e}')
   finally:
-    with _StopSignalsHandledBy(signal.SIG_IGN):
+    with processes.StopSignalsHandledBy(signal.SIG_IGN):
       if not run.Finish() and code == EXIT_OK:
         code = EXIT_FAILED
   minutes, seconds = divmod(int(time.monotonic() - started), 60)
@@ -744,11 +986,11 @@ def _Down(args):
   if not work_dir.is_dir():
     _Say(f'No local cluster in {work_dir}.')
     return EXIT_OK
+  problem = WorkDirTrustProblem(work_dir)
+  if problem:
+    raise Refusal(problem)
   with _Locked(work_dir):
-    try:
-      state = cluster_state.Read(work_dir)
-    except cluster_state.StateError as e:
-      raise Refusal(str(e)) from e
+    state = _ReadState(work_dir)
     if state is None:
       _Say(f'No local cluster in {work_dir}.')
       return EXIT_OK
@@ -759,8 +1001,8 @@ def _Down(args):
           f' kill -INT {state.owner.pid})'
       )
     _Say(f'== Removing the local cluster in {work_dir}')
-    with _StopSignalsHandledBy(signal.SIG_IGN):
-      left = cluster_state.Teardown(work_dir, state)
+    with processes.StopSignalsHandledBy(signal.SIG_IGN):
+      left = _Teardown(work_dir, state, results_dir=DEFAULT_RESULTS_DIR)
   if left:
     _Say(f'{PROG}: could not remove {", ".join(left)}')
     return EXIT_FAILED
@@ -771,6 +1013,8 @@ def _Down(args):
 def Main(argv=None):
   """Runs the command line; returns the exit status (see the docstring)."""
   args, pkb_flags = ParseArgs(sys.argv[1:] if argv is None else argv)
+  # What the command writes is root's alone unless it says otherwise.
+  os.umask(0o077)
   try:
     if args.command == 'down':
       return _Down(args)

@@ -23,6 +23,9 @@ import os
 
 ENV = 'PKB_CHECKOUT'
 DEFAULT = '/opt/PerfKitBenchmarker'
+# The PKB commit this release is tested with: `.ci/run` clones it (and
+# reads it from this line), `scylla-phases-local` runs only it unless told.
+TESTED_COMMIT = '946ea317692cac6c78e4aec1cd041b538f1a0285'
 
 
 def Path():

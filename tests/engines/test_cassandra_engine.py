@@ -192,7 +192,7 @@ def test_configure_defaults_writes_yaml_rack_file_and_start_options():
           CONF_DIR, 'jvm-server.options', cassandra_config.START_OPTIONS
       ),
   ]
-  assert vm.commands[0].startswith(f'{{ mkdir -p {DATA_DIR} ')
+  assert vm.commands[0].startswith(f'{{ mkdir -p {DATA_DIR}; }}')
   assert engine.volumes[vm.name].Metadata() == {
       'scylla_data_device': FINDMNT.split()[0],
       'scylla_data_fstype': 'ext4',

@@ -23,6 +23,8 @@ outputs in tests/core).
 import json
 import shlex
 
+import re
+
 import pytest
 
 from perfkit_plugins.core.config import settings
@@ -224,6 +226,33 @@ def test_z3_highmem_88(testdata, tmp_path):
       r'^sudo install -m 644 -o root -g root /tmp/pkb/scylla.yaml'
       r' /etc/scylla/scylla.yaml$'
   )
+
+
+def test_the_data_directory_stays_the_databases(testdata, tmp_path):
+  """ScyllaDB runs as `scylla` and writes its socket cql.m into its own
+  /var/lib/scylla (2026.2 on): claiming the directory for the run must
+  never give it to the ssh user (which made every real node fail to start).
+  """
+  locals_ = [(f'nvme{i}n1', f'nvme_card{i - 1}') for i in range(1, 13)]
+  vm = _Server(
+      testdata,
+      'server-0',
+      '10.0.0.2',
+      _Lsblk(('nvme0n1', 'nvme_card-pd'), locals_),
+      '',
+      88,
+      2,
+      'ens4',
+  )
+  _Engine(12, tmp_path).Configure(vm, ['10.0.0.2'], SLOT)
+  claims = vm.CommandsMatching(r'\.scylla_phases_owner')
+  assert claims
+  changes_owner = re.compile(r'\b(chown|chmod|chgrp|setfacl)\b')
+  assert [
+      c
+      for c in vm.commands
+      if changes_owner.search(c) and '/var/lib/scylla' in c
+  ] == []
 
 
 def test_n2_highmem_96_with_24_local_ssds(testdata, tmp_path):

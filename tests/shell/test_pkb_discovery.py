@@ -30,6 +30,7 @@ import pytest
 from perfkit_plugins import discovery
 from perfkit_plugins.shell import scylla_phases_flags
 from perfkit_plugins.testing import pkb_checkout
+from perfkit_plugins.tools import local_run
 
 CHECKOUT = pkb_checkout.RequireOrSkip()
 pytestmark = pytest.mark.pkb
@@ -277,6 +278,9 @@ def test_names_and_flags_do_not_collide_with_pkb(tmp_path):
   assert ours_packages
   assert not ours_packages & set(pkb_names['packages'])
   assert all(name.startswith('scylla_') for name in ours_packages)
+  # The pkb.py flags scylla-phases-local sets itself or refuses are PKB's.
+  refused = local_run.RESERVED_PKB_FLAGS + local_run.HOST_CHANGING_PKB_FLAGS
+  assert set(refused) - set(pkb_names['flags']) == set()
 
 
 def test_pkb_own_tests_pass_with_the_plugin_installed():

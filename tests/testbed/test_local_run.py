@@ -106,6 +106,7 @@ class _Watcher(threading.Thread):
     super().__init__(daemon=True)
     self.tags = set()
     self.seen = set()
+    self.work_dir_modes = set()
     self.done = threading.Event()
 
   def run(self):
@@ -113,6 +114,10 @@ class _Watcher(threading.Thread):
       self.Sample()
 
   def Sample(self):
+    try:
+      self.work_dir_modes.add(WORK_DIR.stat().st_mode & 0o7777)
+    except FileNotFoundError:
+      pass
     try:
       state = cluster_state.Read(WORK_DIR)
     except (cluster_state.StateError, OSError):
@@ -233,6 +238,12 @@ def test_the_readme_command_runs_every_phase_and_leaves_nothing(
   assert (run_dir / local_run.CONFIG_NAME).exists()
   assert (run_dir / 'scylla_phases' / 'steps' / 'mixed').is_dir()
   assert sorted(p.name for p in (run_dir / 'plots').iterdir())
+  # Root's alone while it ran; the results readable by every user.
+  assert watcher.work_dir_modes == {0o700}
+  assert {p.stat().st_mode & 0o777 for p in run_dir.rglob('*')} <= {
+      0o755,
+      0o644,
+  }
   _CheckNothingLeft(watcher, command.pid)
   print(f'local run: {elapsed:.0f} s')
 

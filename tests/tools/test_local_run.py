@@ -24,8 +24,10 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -34,6 +36,7 @@ from perfkit_plugins.local import cluster_state
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import pkb_process
 from perfkit_plugins.local import processes
+from perfkit_plugins.local import trusted_paths
 from perfkit_plugins.shell import scylla_phases_flags
 from perfkit_plugins.tools import local_run
 
@@ -94,6 +97,30 @@ def test_flags_the_command_sets_itself_are_refused_after_the_dash(capsys):
   assert 'sets --benchmark_config_file itself' in err
   err = _ParseError(capsys, '--', '--run_uri', 'abc')
   assert 'sets --run_uri itself' in err
+
+
+@pytest.mark.parametrize(
+    'argument',
+    [
+        '--sysctl=vm.swappiness=1',
+        '--disable_smt',
+        '--nodisable_smt',
+        '--append_kernel_command_line=mitigations=off',
+        '--set_files=/etc/issue:x',
+        '--kernel_modules_to_add=dummy',
+        '--enable_transparent_hugepages=false',
+        '--config_override=scylla_phases.flags.sysctl=a=1',
+    ],
+)
+def test_pkb_flags_that_would_change_the_host_are_refused(capsys, argument):
+  err = _ParseError(capsys, '--', argument)
+  assert 'would change this host' in err
+  assert '--sysctl' in err and '--disable_smt' in err
+
+
+def test_other_pkb_flags_pass():
+  _, pkb_flags = _Parse('--', '--log_level=debug', '--timeout_minutes=30')
+  assert pkb_flags == ['--log_level=debug', '--timeout_minutes=30']
 
 
 def test_words_after_the_dash_must_be_flags(capsys):
@@ -209,7 +236,13 @@ def test_the_pkb_command_of_a_kept_cluster_names_its_config():
 
 
 def _Main(capsys, *argv):
-  code = local_run.Main(list(argv))
+  """Runs the command's Main; the umask it sets is undone after it."""
+  umask = os.umask(0o022)
+  os.umask(umask)
+  try:
+    code = local_run.Main(list(argv))
+  finally:
+    os.umask(umask)
   return code, capsys.readouterr()
 
 
@@ -241,7 +274,9 @@ def test_a_missing_pkb_checkout_is_refused_saying_where_to_point(
 ):
   monkeypatch.setattr(host_machines, 'Problem', lambda: None)
   monkeypatch.setenv('PKB_CHECKOUT', str(tmp_path / 'nopkb'))
-  code, out = _Main(capsys, '--work_dir', str(tmp_path / 'w'))
+  work_dir = f'/var/tmp/pkblc-test-{os.getpid()}'
+  code, out = _Main(capsys, '--work_dir', work_dir)
+  assert not os.path.exists(work_dir)
   assert code == local_run.EXIT_REFUSED
   assert f'no PerfKitBenchmarker checkout at {tmp_path / "nopkb"}' in out.err
   assert 'set PKB_CHECKOUT' in out.err
@@ -286,23 +321,42 @@ def _State(owner, **fields):
   return cluster_state.State(owner=owner, **fields)
 
 
-def _Claim(work_dir):
+def _Claim(work_dir, results_dir=None):
   new = _State(processes.Of(os.getpid()), servers=('server-0',))
-  local_run.ClaimWorkDir(work_dir, '/opt/PerfKitBenchmarker', new)
+  local_run.ClaimWorkDir(
+      work_dir, '/opt/PerfKitBenchmarker', new, results_dir=results_dir
+  )
   return cluster_state.Read(work_dir)
+
+
+def _WorkDir(path):
+  """A work directory as the command makes it (0700, this user's)."""
+  trusted_paths.MakePrivateDir(path)
+  return path
 
 
 def test_a_new_work_dir_gets_this_process_as_owner(tmp_path):
   state = _Claim(tmp_path / 'w')
   assert state.owner == processes.Of(os.getpid()) and state.Alive()
   assert state.servers == ('server-0',) and not state.kept
+  assert state.made_work_dir
+
+
+def test_a_new_work_dir_and_state_are_private_whatever_the_umask(tmp_path):
+  previous = os.umask(0)
+  try:
+    _Claim(tmp_path / 'w')
+  finally:
+    os.umask(previous)
+  assert (tmp_path / 'w').stat().st_mode & 0o777 == 0o700
+  assert (tmp_path / 'w' / 'state.json').stat().st_mode & 0o777 == 0o600
 
 
 def test_a_cluster_of_a_running_command_is_refused(tmp_path):
   work_dir = tmp_path / 'w'
   with subprocess.Popen(['sleep', '60']) as owner:
     try:
-      work_dir.mkdir()
+      _WorkDir(work_dir)
       cluster_state.Write(work_dir, _State(processes.Of(owner.pid)))
       with pytest.raises(local_run.Refusal) as refusal:
         _Claim(work_dir)
@@ -318,7 +372,7 @@ def test_a_kept_cluster_is_refused_naming_pkb_and_down(tmp_path):
   work_dir = tmp_path / 'w'
   with subprocess.Popen(['sleep', '60']) as mirror:
     try:
-      work_dir.mkdir()
+      _WorkDir(work_dir)
       cluster_state.Write(
           work_dir,
           _State(
@@ -341,13 +395,83 @@ def test_a_kept_cluster_is_refused_naming_pkb_and_down(tmp_path):
 
 
 def test_a_stale_cluster_of_a_dead_owner_is_removed(tmp_path, capsys):
-  work_dir = tmp_path / 'w'
-  (work_dir / 'mirror').mkdir(parents=True)
-  cluster_state.Write(work_dir, _State(_Dead(), kept=True))
+  work_dir = _WorkDir(tmp_path / 'w')
+  (work_dir / 'mirror').mkdir()
+  cluster_state.Write(
+      work_dir,
+      _State(_Dead(), kept=True, made=['mirror'], made_work_dir=True),
+  )
   state = _Claim(work_dir)
   assert state.owner == processes.Of(os.getpid())
+  assert state.made_work_dir
   assert not (work_dir / 'mirror').exists()
   assert 'Removing a local cluster left in' in capsys.readouterr().out
+
+
+def test_only_what_a_stale_run_recorded_making_is_removed(tmp_path):
+  work_dir = _WorkDir(tmp_path / 'w')
+  for name in ('mirror', 'notes'):
+    (work_dir / name).mkdir()
+  cluster_state.Write(work_dir, _State(_Dead(), made=['mirror']))
+  state = _Claim(work_dir)
+  assert not (work_dir / 'mirror').exists()
+  assert (work_dir / 'notes').is_dir()
+  assert not state.made_work_dir
+
+
+def _RunDir(work_dir, run_uri):
+  run_dir = cluster_state.RunDir(work_dir, run_uri)
+  run_dir.mkdir(parents=True)
+  (run_dir / 'perfkitbenchmarker_results.json').write_text('{}\n')
+  (run_dir / 'pkb.log').write_text('log\n')
+  return run_dir
+
+
+def _StaleRun(work_dir, results_dir):
+  """A dead run's state: PKB's run directory made, not copied yet."""
+  cluster_state.Write(
+      work_dir,
+      _State(
+          _Dead(), made=['pkb'], run_uri='abc123', results_dir=str(results_dir)
+      ),
+  )
+  return cluster_state.RunDir(work_dir, 'abc123')
+
+
+def test_a_stale_runs_evidence_is_copied_to_its_results_before_removal(
+    tmp_path,
+):
+  work_dir = _WorkDir(tmp_path / 'w')
+  _RunDir(work_dir, 'abc123')
+  results = tmp_path / 'results'
+  _StaleRun(work_dir, results)
+  _Claim(work_dir)
+  assert (results / 'abc123' / 'pkb.log').read_text() == 'log\n'
+  assert not (work_dir / 'pkb').exists()
+
+
+def test_a_runs_evidence_that_cannot_be_copied_is_never_removed(
+    monkeypatch, tmp_path, capsys
+):
+  monkeypatch.setattr(host_machines, 'Problem', lambda: None)
+  work_dir = _WorkDir(tmp_path / 'w')
+  run_dir = _RunDir(work_dir, 'abc123')
+  blocked = tmp_path / 'blocked'
+  blocked.write_text('a file where the results directory would be')
+  _StaleRun(work_dir, blocked)
+  with pytest.raises(local_run.Refusal, match='not copied'):
+    _Claim(work_dir)
+  assert (run_dir / 'pkb.log').read_text() == 'log\n'
+  # The state stays, naming what is left, for `down` to try again.
+  assert cluster_state.Read(work_dir).run_uri == 'abc123'
+  code, out = _Main(capsys, 'down', '--work_dir', str(work_dir))
+  assert code == local_run.EXIT_FAILED and 'not copied' in out.out
+  assert (run_dir / 'pkb.log').exists()
+  blocked.unlink()
+  code, out = _Main(capsys, 'down', '--work_dir', str(work_dir))
+  assert code == 0, out
+  assert (blocked / 'abc123' / 'pkb.log').exists()
+  assert not work_dir.exists() or not any(work_dir.iterdir())
 
 
 def test_an_owner_whose_pid_was_reused_is_dead():
@@ -357,7 +481,7 @@ def test_an_owner_whose_pid_was_reused_is_dead():
 
 
 def test_a_work_dir_with_other_files_is_refused(tmp_path):
-  (tmp_path / 'w').mkdir()
+  _WorkDir(tmp_path / 'w')
   (tmp_path / 'w' / 'notes.txt').write_text('mine')
   with pytest.raises(local_run.Refusal, match='no local cluster.s state'):
     _Claim(tmp_path / 'w')
@@ -365,7 +489,7 @@ def test_a_work_dir_with_other_files_is_refused(tmp_path):
 
 
 def test_a_broken_state_file_is_refused(tmp_path):
-  (tmp_path / 'w').mkdir()
+  _WorkDir(tmp_path / 'w')
   (tmp_path / 'w' / 'state.json').write_text('{"owner": ')
   with pytest.raises(local_run.Refusal, match='not a local cluster state'):
     _Claim(tmp_path / 'w')
@@ -375,11 +499,16 @@ def test_the_state_file_round_trips(tmp_path):
   state = _State(
       processes.Process(12, 34),
       kept=True,
-      machines={'tag': 'pkblc12', 'machines': {}},
+      machines={'tag': 'pkblc12', 'root': str(tmp_path), 'machines': {}},
       config='/var/tmp/c.yaml',
       pkb=processes.Process(56, 78),
       servers=('server-0',),
       loaders=('loader-0', 'loader-1'),
+      made=['pkblc12', 'pkb'],
+      made_work_dir=True,
+      run_uri='abc123',
+      results_dir='/root/results',
+      results_kept=True,
   )
   cluster_state.Write(tmp_path, state)
   assert cluster_state.Read(tmp_path) == state
@@ -406,9 +535,11 @@ def test_down_refuses_a_running_command_s_cluster(
 
 def test_down_removes_a_stale_cluster(monkeypatch, capsys, tmp_path):
   monkeypatch.setattr(host_machines, 'Problem', lambda: None)
-  work_dir = tmp_path / 'w'
-  (work_dir / 'pkb').mkdir(parents=True)
-  cluster_state.Write(work_dir, _State(_Dead()))
+  work_dir = _WorkDir(tmp_path / 'w')
+  (work_dir / 'pkb').mkdir()
+  cluster_state.Write(
+      work_dir, _State(_Dead(), made=['pkb'], made_work_dir=True)
+  )
   code, out = _Main(capsys, 'down', '--work_dir', str(work_dir))
   assert code == 0 and 'Removed' in out.out
   assert not work_dir.exists()
@@ -431,3 +562,73 @@ def test_jars_that_cannot_be_fetched_are_refused_before_anything_is_made(
   assert 'mvn could not fetch cassandra-all 5.0.9' in out.err
   assert 'Could not transfer' in out.err and 'Maven Central' in out.err
   assert not (tmp_path / 'w').exists()
+
+
+def test_a_lost_terminal_does_not_stop_the_command(monkeypatch):
+  class Gone:
+
+    def write(self, text):
+      raise OSError(5, 'Input/output error')
+
+    def flush(self):
+      raise OSError(5, 'Input/output error')
+
+  monkeypatch.setattr(sys, 'stdout', Gone())
+  local_run._Say('== Interrupted')  # pylint: disable=protected-access
+  local_run._Say('== pkb.py stops the step')  # pylint: disable=protected-access
+  assert not isinstance(sys.stdout, Gone)
+
+
+def test_a_stop_signal_while_a_process_starts_waits_for_its_record():
+  recorded = []
+  with pytest.raises(KeyboardInterrupt):
+    with processes.StopSignalsHandledBy(signal.default_int_handler):
+      with processes.StopSignalsHeld():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.1)
+        recorded.append('started and recorded')
+  assert recorded == ['started and recorded']
+
+
+# A stand-in pkb.py: runs until SIGINT, then says so and exits 1 as PKB
+# does after cleaning up.
+_STUB_PKB = """
+import signal, sys, time
+def Stop(*_):
+  print('stub: SIGINT', flush=True)
+  sys.exit(1)
+signal.signal(signal.SIGINT, Stop)
+while True:
+  time.sleep(0.1)
+"""
+
+
+def test_pkb_that_outlives_its_bound_is_interrupted_as_by_a_ctrl_c(
+    monkeypatch, tmp_path, capsys
+):
+  checkout = tmp_path / 'pkb'
+  checkout.mkdir()
+  (checkout / 'pkb.py').write_text(_STUB_PKB)
+  monkeypatch.setattr(local_run, 'POLL_S', 0.05)
+  args, _ = _Parse('--pkb_timeout_min', '1')
+  args.pkb_timeout_min = 0.02
+  work_dir = tmp_path / 'w'
+  run = local_run._LocalRun(  # pylint: disable=protected-access
+      args, [], work_dir, str(checkout)
+  )
+  local_run.ClaimWorkDir(work_dir, str(checkout), run.state)
+  started = time.monotonic()
+  code, interrupted = run.RunPkb(work_dir / 'config.yaml', 'abc123')
+  assert (code, interrupted, run.timed_out) == (1, True, True)
+  assert time.monotonic() - started < 30
+  console = work_dir / 'pkb' / 'abc123.console.log'
+  assert console.read_text() == 'stub: SIGINT\n'
+  assert 'pkb.py ran 0.02 minutes (--pkb_timeout_min)' in (
+      capsys.readouterr().out
+  )
+  assert cluster_state.Read(work_dir).pkb is None
+
+
+def test_the_pkb_bound_is_whole_minutes(capsys):
+  assert _Parse('--pkb_timeout_min', '30')[0].pkb_timeout_min == 30
+  assert 'give whole minutes' in _ParseError(capsys, '--pkb_timeout_min', '0')

@@ -21,6 +21,7 @@ mirror's checksum check and ending processes by PID.
 
 import hashlib
 import ipaddress
+import pathlib
 import subprocess
 import time
 
@@ -228,17 +229,46 @@ def test_the_mirror_serves_both_tools_with_their_checksums(tmp_path):
   cassandra.write_bytes(b'cassandra')
   stress = tmp_path / mirror.STRESS_NAME
   stress.write_bytes(b'stress')
-  (tmp_path / f'{mirror.STRESS_NAME}.sha256').write_text('x')
+  stress_sha256 = hashlib.sha256(b'stress').hexdigest()
+  (tmp_path / f'{mirror.STRESS_NAME}.sha256').write_text(
+      f'{stress_sha256}  {mirror.STRESS_NAME}\n'
+  )
   served = mirror.BuildMirror(tmp_path / 'm', cassandra, stress)
   flags = served.Flags('http://10.200.0.1:8000')
   assert flags['scylla_cassandra_checksum'] == (
       'sha512:' + hashlib.sha512(b'cassandra').hexdigest()
   )
+  # Both checksums are fixed here, before anything is served: the machines
+  # never rely on a .sha256 the server sends.
+  assert flags['scylla_stress_checksum'] == f'sha256:{stress_sha256}'
   assert (tmp_path / 'm' / 'cassandra' / '5.0.9' / cassandra.name).exists()
   assert (tmp_path / 'm' / 'tools' / f'{mirror.STRESS_NAME}.sha256').exists()
   assert flags['scylla_stress_url'] == (
       'http://10.200.0.1:8000/tools/cassandra-stress-{version}-bin.tar.gz'
   )
+
+
+def test_a_stress_tarball_changed_after_its_check_is_not_served(
+    monkeypatch, tmp_path
+):
+  cassandra = tmp_path / 'apache-cassandra-5.0.9-bin.tar.gz'
+  cassandra.write_bytes(b'cassandra')
+  stress = tmp_path / mirror.STRESS_NAME
+  stress.write_bytes(b'stress')
+  (tmp_path / f'{mirror.STRESS_NAME}.sha256').write_text(
+      f'{hashlib.sha256(b"stress").hexdigest()}  {mirror.STRESS_NAME}\n'
+  )
+  assert mirror.StressProblem(stress) is None
+  copy = mirror.shutil.copy
+
+  def SwappedThenCopied(source, target):
+    if pathlib.Path(source) == stress:
+      stress.write_bytes(b'planted')
+    return copy(source, target)
+
+  monkeypatch.setattr(mirror.shutil, 'copy', SwappedThenCopied)
+  with pytest.raises(mirror.ChecksumError, match='changed after it was'):
+    mirror.BuildMirror(tmp_path / 'm', cassandra, stress)
 
 
 # Machines: networks, names, records.

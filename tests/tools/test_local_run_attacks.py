@@ -1,0 +1,435 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Another local user against `scylla-phases-local`, which runs as root.
+
+Each attack is made as `nobody` (setpriv) the way a user of a shared host
+could make it: a work directory made first, a forged state file, links, a
+results directory, a planted Python package in the caller's directory, a
+race for the mirror's port, a planted file in a machine's /opt/pkb or
+/tmp, a held lock, a checkout or tarball they can write. The real command
+(its console script, as root) or the real part (machines of namespaces,
+the mirror server) must refuse or stand, and nothing of another user's
+may be deleted, killed or run as root.
+
+Needs root (skipped otherwise); the machines' test needs what the local
+run needs to make machines.
+"""
+
+import hashlib
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from perfkit_plugins.local import cassandra_build
+from perfkit_plugins.local import cluster_state
+from perfkit_plugins.local import host_checks
+from perfkit_plugins.local import host_machines
+from perfkit_plugins.local import mirror
+from perfkit_plugins.local import pkb_process
+from perfkit_plugins.local import processes
+from perfkit_plugins.local import trusted_paths
+from perfkit_plugins.tools import local_run
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which('setpriv'),
+    reason='attacks by another user need root and setpriv',
+)
+
+NOBODY = 65534
+NOGROUP = 65534
+
+
+def _AsNobody(script, check=True):
+  """Runs a shell script as `nobody`; returns the CompletedProcess."""
+  return subprocess.run(
+      [
+          'setpriv',
+          f'--reuid={NOBODY}',
+          f'--regid={NOGROUP}',
+          '--clear-groups',
+          '--',
+          'sh',
+          '-c',
+          script,
+      ],
+      capture_output=True,
+      text=True,
+      check=check,
+      cwd='/',
+      timeout=60,
+  )
+
+
+def _Command(*argv):
+  script = pathlib.Path(sys.executable).parent / local_run.PROG
+  if script.exists():
+    return [str(script), *argv]
+  return [sys.executable, '-m', 'perfkit_plugins.tools.local_run', *argv]
+
+
+def _RunCommand(*argv):
+  return subprocess.run(
+      _Command(*argv),
+      capture_output=True,
+      text=True,
+      check=False,
+      timeout=120,
+  )
+
+
+@pytest.fixture(name='shared_dir')
+def _SharedDir():
+  """A directory like /var/tmp: everyone may write, sticky, not under /tmp."""
+  path = pathlib.Path(f'/var/tmp/pkbatk{os.getpid()}')
+  shutil.rmtree(path, ignore_errors=True)
+  path.mkdir()
+  path.chmod(0o1777)
+  yield path
+  shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(name='victims')
+def _Victims(shared_dir):
+  """A sleeping process of root and one of nobody's, and a root file."""
+  mine = subprocess.Popen(['sleep', '300'])
+  theirs = subprocess.Popen([
+      'setpriv',
+      f'--reuid={NOBODY}',
+      f'--regid={NOGROUP}',
+      '--clear-groups',
+      'sleep',
+      '300',
+  ])
+  victim_file = shared_dir / 'root_file'
+  victim_file.write_text('root data\n')
+  victim_dir = pathlib.Path(f'/var/tmp/pkbvictim{os.getpid()}')
+  (victim_dir / 'pkblc1').mkdir(parents=True)
+  (victim_dir / 'pkblc1' / 'keep').write_text('keep\n')
+  yield {
+      'mine': mine,
+      'theirs': theirs,
+      'file': victim_file,
+      'dir': victim_dir,
+  }
+  for process in (mine, theirs):
+    process.kill()
+    process.wait()
+  shutil.rmtree(victim_dir, ignore_errors=True)
+
+
+def _Forge(work_dir, victims):
+  """nobody makes work_dir with a state naming the victims, and links."""
+  mine = processes.Of(victims['mine'].pid)
+  theirs = processes.Of(victims['theirs'].pid)
+  state = cluster_state.State(
+      owner=theirs,
+      pkb=mine,
+      machines={
+          'tag': 'pkblc1',
+          'root': str(victims['dir']),
+          'subnet': None,
+          'os_type': 'debian12',
+          'machines': {},
+          'mirror': theirs.AsList(),
+          'mirror_url': None,
+      },
+      made=['planted'],
+  )
+  # The owner must look dead for the old code to "remove a stale cluster".
+  state.owner = processes.Process(theirs.pid, theirs.start + 1)
+  _AsNobody(
+      f'mkdir {work_dir} && cd {work_dir} && mkdir planted &&'
+      f" printf '%s' '{state.ToJson()}' > state.json &&"
+      f' ln -s {victims["file"]} state.tmp'
+  )
+
+
+def _Untouched(work_dir, victims):
+  assert victims['mine'].poll() is None and victims['theirs'].poll() is None
+  assert victims['file'].read_text() == 'root data\n'
+  assert (victims['dir'] / 'pkblc1' / 'keep').read_text() == 'keep\n'
+  assert (work_dir / 'planted').is_dir()
+  assert (work_dir / 'state.json').stat().st_uid == NOBODY
+
+
+def _NeedsMachines():
+  problem = host_machines.Problem()
+  if problem:
+    pytest.skip(f'local machines: {problem}')
+
+
+def test_a_work_dir_another_user_made_is_refused_and_nothing_is_touched(
+    shared_dir, victims
+):
+  _NeedsMachines()
+  work_dir = shared_dir / 'w'
+  _Forge(work_dir, victims)
+  for argv in (('run',), ('down',)):
+    result = _RunCommand(*argv, '--work_dir', str(work_dir))
+    assert result.returncode == local_run.EXIT_REFUSED, result
+    assert f'{work_dir} belongs to nobody, not to root' in result.stderr
+    _Untouched(work_dir, victims)
+
+
+def test_a_state_file_root_did_not_write_is_refused(shared_dir, victims):
+  _NeedsMachines()
+  work_dir = shared_dir / 'w'
+  trusted_paths.MakePrivateDir(work_dir)
+  state = cluster_state.State(
+      owner=processes.Process(victims['theirs'].pid, 1),
+      pkb=processes.Of(victims['mine'].pid),
+  )
+  (work_dir / 'state.json').write_text(state.ToJson())
+  os.chown(work_dir / 'state.json', NOBODY, NOGROUP)
+  result = _RunCommand('down', '--work_dir', str(work_dir))
+  assert result.returncode == local_run.EXIT_REFUSED, result
+  assert 'was not written by this user' in result.stderr
+  assert victims['mine'].poll() is None and victims['theirs'].poll() is None
+  assert (work_dir / 'state.json').exists()
+
+
+def test_a_state_file_that_is_a_link_is_refused(tmp_path, victims):
+  trusted_paths.MakePrivateDir(tmp_path / 'w')
+  (tmp_path / 'w' / 'state.json').symlink_to(victims['file'])
+  with pytest.raises(cluster_state.StateError, match='cannot be read'):
+    cluster_state.Read(tmp_path / 'w')
+
+
+def test_a_state_naming_what_is_not_a_local_clusters_is_refused(tmp_path):
+  trusted_paths.MakePrivateDir(tmp_path / 'w')
+  forged = {
+      'tag': 'eth0',
+      'root': str(tmp_path / 'w'),
+      'machines': {},
+  }
+  for machines, made, why in (
+      (forged, [], "tag 'eth0' is not a local cluster's"),
+      (forged | {'tag': 'pkblc7', 'root': '/etc'}, [], "in '/etc'"),
+      (None, ['../../etc'], "names '../../etc'"),
+  ):
+    state = cluster_state.State(
+        owner=processes.Process(1, 1), machines=machines, made=made
+    )
+    cluster_state.Write(tmp_path / 'w', state)
+    with pytest.raises(cluster_state.StateError, match=why):
+      cluster_state.Read(tmp_path / 'w')
+
+
+def test_a_results_dir_another_user_can_change_is_refused(shared_dir):
+  _NeedsMachines()
+  _AsNobody(f'mkdir {shared_dir}/results')
+  work_dir = shared_dir / 'w'
+  result = _RunCommand(
+      '--work_dir', str(work_dir), '--results_dir', f'{shared_dir}/results'
+  )
+  assert result.returncode == local_run.EXIT_REFUSED, result
+  assert f'{shared_dir}/results belongs to nobody' in result.stderr
+  assert not work_dir.exists()
+
+
+def test_no_other_user_can_hold_the_locks(tmp_path):
+  with host_machines._NetworkLock():  # pylint: disable=protected-access
+    pass
+  lock = host_machines.NETWORK_LOCK_DIR / host_machines.NETWORK_LOCK_NAME
+  work_dir = tmp_path / 'w'
+  trusted_paths.MakePrivateDir(work_dir)
+  for path in (lock, work_dir):
+    result = _AsNobody(f'flock -n {path} true', check=False)
+    assert result.returncode != 0
+    assert 'Permission denied' in result.stderr
+
+
+def test_a_machines_opt_pkb_and_tmp_cannot_be_reached_by_other_users(
+    tmp_path,
+):
+  _NeedsMachines()
+  work_dir = pathlib.Path(f'/var/tmp/pkbatkm{os.getpid()}')
+  local_run.ClaimWorkDir(
+      work_dir,
+      '/opt/PerfKitBenchmarker',
+      cluster_state.State(owner=processes.Of(os.getpid())),
+  )
+  previous = os.umask(0o077)
+  try:
+    with host_machines.HostMachines(
+        ['box'], work_dir, f'pkbatk{os.getpid() % 100000}'
+    ) as machines:
+      box = machines.machines['box']
+      # As PKB's LinuxVirtualMachine does on every static VM.
+      box.Enter('chmod a+rwxt /opt/pkb && mkdir -p /tmp/pkb')
+      assert box.Enter(
+          'stat -c %a /etc/hosts /etc/resolv.conf'
+      ).stdout.split() == ['644', '644']
+      for inside in ('opt-pkb', 'tmp/pkb', 'data'):
+        result = _AsNobody(
+            f'touch {box.directory / inside}/planted', check=False
+        )
+        assert result.returncode != 0, inside
+        assert 'Permission denied' in result.stderr
+      assert box.Enter('ls -A /opt/pkb /tmp/pkb').stdout.split() == [
+          '/opt/pkb:',
+          '/tmp/pkb:',
+      ]
+  finally:
+    os.umask(previous)
+    shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def _ServedByMirror(tmp_path):
+  """Starts a mirror of a set with no machines, on loopback; fetches a file.
+
+  Returns what the mirror served.
+  """
+  served = tmp_path / 'served'
+  served.mkdir()
+  (served / 'file').write_text('payload')
+  machines = host_machines.HostMachines(
+      [],
+      tmp_path / 'set',
+      f'pkbatk{os.getpid() % 100000}',
+      subnet='127.0.0.0/24',
+  )
+  machines.root.mkdir(parents=True)
+  try:
+    url = machines.StartMirror(served)
+    with urllib.request.urlopen(f'{url}/file', timeout=5) as response:
+      return response.read()
+  finally:
+    machines.Destroy()
+
+
+def test_the_mirrors_port_is_held_from_before_its_server_starts(
+    monkeypatch, tmp_path
+):
+  popen = subprocess.Popen
+  free_at_start = []
+
+  def Start(args, **kwargs):
+    if 'http.server' not in args and (
+        'perfkit_plugins.local.mirror_server' not in args
+    ):
+      return popen(args, **kwargs)
+    # The moment the server is started: could another user bind its port?
+    if kwargs.get('pass_fds'):
+      (fd,) = kwargs['pass_fds']
+      with socket.socket(fileno=os.dup(fd)) as held:
+        port = held.getsockname()[1]
+    else:
+      port = int(args[-1])
+    result = _AsNobody(
+        '/usr/bin/python3 -I -c "import socket;'
+        f" socket.socket().bind(('127.0.0.1', {port}))\"",
+        check=False,
+    )
+    free_at_start.append(result.returncode == 0)
+    return popen(args, **kwargs)
+
+  monkeypatch.setattr(host_machines.subprocess, 'Popen', Start)
+  assert _ServedByMirror(tmp_path) == b'payload'
+  assert free_at_start == [False]
+
+
+def test_the_mirror_imports_nothing_from_the_callers_directory(
+    monkeypatch, tmp_path, shared_dir
+):
+  caller = shared_dir
+  marker = shared_dir / 'ran_as_root'
+  _AsNobody(
+      f'mkdir {caller}/http {caller}/perfkit_plugins &&'
+      f' echo \'open("{marker}", "w").write("x")\' |'
+      f' tee {caller}/http/__init__.py {caller}/perfkit_plugins/__init__.py'
+      ' >/dev/null'
+  )
+  monkeypatch.chdir(caller)
+  monkeypatch.setenv('PYTHONPATH', str(caller))
+  assert _ServedByMirror(tmp_path) == b'payload'
+  assert not marker.exists()
+
+
+def _Repository(path):
+  """A git repository of two commits holding pkb.py; returns HEAD."""
+
+  def Git(*args):
+    return subprocess.run(
+        ['git', '-C', str(path), '-c', 'user.name=t', '-c', 'user.email=t@t']
+        + list(args),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+  path.mkdir()
+  Git('init', '-q')
+  Git('commit', '-q', '--allow-empty', '-m', 'one')
+  (path / 'pkb.py').write_text('')
+  Git('add', 'pkb.py')
+  Git('commit', '-q', '-m', 'two')
+  return Git('rev-parse', 'HEAD')
+
+
+def test_a_pkb_checkout_another_user_can_write_is_refused(tmp_path):
+  checkout = tmp_path / 'pkb'
+  _Repository(checkout)
+  assert trusted_paths.TreeProblem(checkout) is None
+  os.chown(checkout / 'pkb.py', NOBODY, NOGROUP)
+  assert 'pkb.py belongs to nobody' in trusted_paths.TreeProblem(checkout)
+  os.chown(checkout / 'pkb.py', 0, 0)
+  os.chown(checkout / '.git' / 'config', NOBODY, NOGROUP)
+  assert '.git/config belongs to nobody' in trusted_paths.TreeProblem(checkout)
+  os.chown(checkout / '.git' / 'config', 0, 0)
+  (checkout / 'perfkitbenchmarker').mkdir(mode=0o777)
+  (checkout / 'perfkitbenchmarker').chmod(0o777)
+  assert 'can be written by other users (mode 0777)' in (
+      trusted_paths.TreeProblem(checkout)
+  )
+
+
+def test_a_pkb_checkout_is_run_only_at_the_tested_commit(tmp_path):
+  checkout = tmp_path / 'pkb'
+  head = _Repository(checkout)
+  assert pkb_process.CommitProblem(checkout, head) is None
+  problem = pkb_process.CommitProblem(checkout, '0' * 40)
+  assert f'is at {head[:12]}' in problem and '--allow_untested_pkb' in problem
+  (checkout / 'pkb.py').write_text('print("changed")\n')
+  assert 'has local changes (M pkb.py' in pkb_process.CommitProblem(
+      checkout, head
+  )
+  assert 'is not a git checkout' in pkb_process.CommitProblem(tmp_path, head)
+
+
+def test_a_stress_tarball_or_jar_another_user_can_write_is_refused(tmp_path):
+  tarball = tmp_path / mirror.STRESS_NAME
+  tarball.write_bytes(b'stress')
+  (tmp_path / f'{tarball.name}.sha256').write_text(
+      f'{hashlib.sha256(b"stress").hexdigest()}  {tarball.name}\n'
+  )
+  assert mirror.StressProblem(tarball) is None
+  tarball.chmod(0o666)
+  assert 'can be written by other users' in mirror.StressProblem(tarball)
+  cache = tmp_path / 'cache'
+  lib = cassandra_build.LibDir('5.0.9', cache)
+  lib.mkdir(parents=True)
+  (lib / 'cassandra-all.jar').write_bytes(b'jar')
+  assert host_checks.JarCacheProblem(cache) is None
+  os.chown(lib / 'cassandra-all.jar', NOBODY, NOGROUP)
+  assert 'cassandra-all.jar belongs to nobody' in host_checks.JarCacheProblem(
+      cache
+  )
