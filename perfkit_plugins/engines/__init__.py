@@ -46,4 +46,5 @@ def ForSettings(
       cassandra.InstallDirOf(settings, install_root),
       cluster_name=settings.cluster_name,
       owner=owner,
+      run_as=cassandra.SYSTEM_USER,
   )

@@ -71,6 +71,10 @@ RACKDC_TEMPLATE = os.path.join(TEMPLATE_DIR, 'cassandra-rackdc.properties.j2')
 JVM_OPTIONS_HEADER = '# scylla_phases (perfkit_plugins) settings'
 # Seconds Stop waits for the JVM to exit before it kills it.
 STOP_GRACE_S = 120
+# The system user Apache Cassandra's own packages run it as. The engine
+# runs every server so (the user made where missing), and the directories
+# the database writes are that user's; the ssh user configures it with sudo.
+SYSTEM_USER = 'cassandra'
 
 
 def InstallDirOf(settings, root):
@@ -108,12 +112,37 @@ def InstallServer(vm, settings, package_manager, root):
   return install_dir
 
 
-def PrepareDataDirCommand(data_dir):
-  """Creates the database's directories in the claimed data directory."""
-  return 'mkdir -p ' + ' '.join(
-      shlex.quote(posixpath.join(data_dir, sub))
-      for _, sub in cassandra_config.DATA_SUBDIRS
+def SystemUserCommand(user, home):
+  """Makes `user` a system user (with a group of its own) where missing."""
+  return (
+      f'id -u {shlex.quote(user)} >/dev/null 2>&1 || sudo useradd --system'
+      f' --user-group --no-create-home --home-dir {shlex.quote(home)}'
+      f' --shell /usr/sbin/nologin {shlex.quote(user)}'
   )
+
+
+def _DataSubdirs(data_dir):
+  return [
+      posixpath.join(data_dir, sub) for _, sub in cassandra_config.DATA_SUBDIRS
+  ]
+
+
+def PrepareDirsCommand(data_dir, log_dir, run_as=None):
+  """Creates the directories the database writes, as its user's own.
+
+  The database's subdirectories of the claimed data directory and its log
+  directory; with `run_as`, owned by that user (sudo), else by the ssh user.
+  """
+  dirs = ' '.join(shlex.quote(d) for d in [*_DataSubdirs(data_dir), log_dir])
+  if run_as:
+    user = shlex.quote(run_as)
+    return f'sudo install -d -o {user} -g {user} -m 755 {dirs}'
+  return f'mkdir -p {dirs}'
+
+
+def ReadableConfCommand(conf_dir):
+  """Lets every user read the config files the ssh user wrote."""
+  return f'chmod -R a+rX {shlex.quote(conf_dir)}'
 
 
 def JvmOptionsCommand(conf_dir, file_name, options=(), comment_gc=False):
@@ -144,37 +173,44 @@ def JvmOptionsCommand(conf_dir, file_name, options=(), comment_gc=False):
   return f'{{ [ -f {orig} ] || cp {path} {orig}; }} && {{ {source}; }} > {path}'
 
 
-def StartCommand(install_dir, pid_file, out_file):
+def StartCommand(install_dir, pid_file, out_file, run_as=None):
   """Starts Cassandra in the background (`-R`: also when run as root).
 
-  On the JDK linked into the install (java_install.Ensure).
+  On the JDK linked into the install (java_install.Ensure); as `run_as`
+  (sudo) when given, else as the ssh user.
   """
-  return (
-      f'mkdir -p {shlex.quote(posixpath.dirname(out_file))}'
-      f' && cd {shlex.quote(install_dir)}'
+  start = (
+      f'cd {shlex.quote(install_dir)}'
       f' && {java_install.EnvPrefix(install_dir)} bin/cassandra -R'
       f' -p {shlex.quote(pid_file)} > {shlex.quote(out_file)} 2>&1'
   )
+  if run_as:
+    return f'sudo -u {shlex.quote(run_as)} sh -c {shlex.quote(start)}'
+  return f'mkdir -p {shlex.quote(posixpath.dirname(out_file))} && {start}'
 
 
 def RunningCommand(pid_file):
-  """Prints `running` while the process of `pid_file` exists."""
+  """Prints `running` while the process of `pid_file` exists (any user's)."""
   pid_path = shlex.quote(pid_file)
   return (
-      f'if [ -f {pid_path} ] && kill -0 "$(cat {pid_path})" 2>/dev/null;'
+      f'if [ -f {pid_path} ] && ps -p "$(cat {pid_path})" >/dev/null 2>&1;'
       ' then echo running; else echo stopped; fi'
   )
 
 
-def StopCommand(pid_file, grace_s=STOP_GRACE_S):
-  """Stops the process of `pid_file`: TERM, then KILL after grace_s."""
+def StopCommand(pid_file, grace_s=STOP_GRACE_S, sudo=False):
+  """Stops the process of `pid_file`: TERM, then KILL after grace_s.
+
+  With sudo: the process is another user's (the database's own).
+  """
   pid_path = shlex.quote(pid_file)
+  as_owner = 'sudo ' if sudo else ''
   return (
       f'if [ -f {pid_path} ]; then pid=$(cat {pid_path});'
-      ' kill "$pid" 2>/dev/null; i=0;'
-      f' while kill -0 "$pid" 2>/dev/null && [ "$i" -lt {int(grace_s)} ];'
+      f' {as_owner}kill "$pid" 2>/dev/null; i=0;'
+      f' while ps -p "$pid" >/dev/null 2>&1 && [ "$i" -lt {int(grace_s)} ];'
       ' do sleep 1; i=$((i+1)); done;'
-      f' kill -9 "$pid" 2>/dev/null; rm -f {pid_path}; fi'
+      f' {as_owner}kill -9 "$pid" 2>/dev/null; {as_owner}rm -f {pid_path}; fi'
   )
 
 
@@ -186,7 +222,7 @@ class CassandraEngine(base.Engine):
     install_dir: the unpacked tarball.
     conf_dir: its conf/ directory.
     log_dir: where Cassandra writes system.log, debug.log and gc.log.
-    pid_file: written by bin/cassandra -p.
+    pid_file: written by bin/cassandra -p, in log_dir.
     out_file: the start command's stdout and stderr.
     nodetool: the nodetool launcher.
     jmx_port: nodetool's JMX port, or None for nodetool's default (7199).
@@ -194,6 +230,8 @@ class CassandraEngine(base.Engine):
     native_port: CQL port written into cassandra.yaml.
     cluster_name: cluster_name in cassandra.yaml.
     owner: the run's id, recorded in the data directory it claims.
+    run_as: the system user the database runs as (SYSTEM_USER on servers),
+      or None for the ssh user (a node on this machine, in tests).
   """
 
   NAME = 'cassandra'
@@ -209,14 +247,16 @@ class CassandraEngine(base.Engine):
       native_port=9042,
       cluster_name=CLUSTER_NAME,
       owner='',
+      run_as=None,
   ):
     super().__init__(settings)
     self.owner = owner
+    self.run_as = run_as
     self.data_dir = data_dir
     self.install_dir = install_dir
     self.conf_dir = posixpath.join(self.install_dir, 'conf')
     self.log_dir = posixpath.join(self.install_dir, 'logs')
-    self.pid_file = posixpath.join(self.install_dir, 'cassandra.pid')
+    self.pid_file = posixpath.join(self.log_dir, 'cassandra.pid')
     self.out_file = posixpath.join(self.log_dir, 'startup.out')
     self.nodetool = nodetool or posixpath.join(
         self.install_dir, 'bin', 'nodetool'
@@ -259,8 +299,12 @@ class CassandraEngine(base.Engine):
         not write (and --scylla_allow_existing_data is not set).
     """
     s = self.settings
+    if self.run_as:
+      vm.RemoteCommand(SystemUserCommand(self.run_as, self.data_dir))
     data_dir_lib.Claim(vm, self.data_dir, self.owner, s.allow_existing_data)
-    vm.RemoteCommand(PrepareDataDirCommand(self.data_dir))
+    vm.RemoteCommand(
+        PrepareDirsCommand(self.data_dir, self.log_dir, self.run_as)
+    )
     self.volumes[vm.name] = data_dir_lib.Describe(vm, self.data_dir)
     vm.RenderTemplate(
         YAML_TEMPLATE,
@@ -297,14 +341,17 @@ class CassandraEngine(base.Engine):
       vm.RemoteCommand(
           JvmOptionsCommand(self.conf_dir, versioned, comment_gc=True)
       )
+    vm.RemoteCommand(ReadableConfCommand(self.conf_dir))
 
   def Start(self, vm):
     vm.RemoteCommand(
-        StartCommand(self.install_dir, self.pid_file, self.out_file)
+        StartCommand(
+            self.install_dir, self.pid_file, self.out_file, self.run_as
+        )
     )
 
   def Stop(self, vm):
-    vm.RemoteCommand(StopCommand(self.pid_file))
+    vm.RemoteCommand(StopCommand(self.pid_file, sudo=bool(self.run_as)))
 
   def Running(self, vm):
     out, _ = vm.RemoteCommand(RunningCommand(self.pid_file))
@@ -312,14 +359,10 @@ class CassandraEngine(base.Engine):
 
   def Clean(self, vm):
     """Removes the data this run wrote (never data it started on)."""
-    subdirs = ' '.join(
-        shlex.quote(posixpath.join(self.data_dir, sub))
-        for _, sub in cassandra_config.DATA_SUBDIRS
-    )
+    subdirs = ' '.join(shlex.quote(d) for d in _DataSubdirs(self.data_dir))
+    remove = f'{"sudo " if self.run_as else ""}rm -rf {subdirs}'
     vm.RemoteCommand(
-        data_dir_lib.ReleaseCommand(
-            self.data_dir, self.owner, f'rm -rf {subdirs}'
-        )
+        data_dir_lib.ReleaseCommand(self.data_dir, self.owner, remove)
     )
 
   def Tuning(self, vms):

@@ -57,6 +57,11 @@ from perfkit_plugins.local import trusted_paths
 # Where each machine's data disk is mounted (a directory of the set, bound
 # over a tmpfs on /mnt inside the machine).
 DATA_MOUNT = '/mnt/data'
+# The user PKB logs in as, as on a cloud image: unprivileged, with
+# passwordless sudo. It exists in the machines only (each has a private
+# copy of this host's /etc), with a UID no user of this host has.
+LOGIN_USER = 'perfkit'
+_FIRST_LOGIN_UID = 2000
 # Package manager state each machine gets a private copy of: concurrent
 # installs on several machines then never wait for one lock, and nothing a
 # machine does changes the host's package database. The copies hold no
@@ -125,6 +130,74 @@ def _Run(*args, check=True, **kwargs):
   return subprocess.run(
       args, check=check, capture_output=True, text=True, **kwargs
   )
+
+
+def _FreeUid(passwd_text, group_text, first=_FIRST_LOGIN_UID):
+  """The first UID from `first` that is neither a user's nor a group's id."""
+  taken = set()
+  for text in (passwd_text, group_text):
+    for line in text.splitlines():
+      fields = line.split(':')
+      if len(fields) > 2 and fields[2].isdigit():
+        taken.add(int(fields[2]))
+  uid = first
+  while uid in taken:
+    uid += 1
+  return uid
+
+
+def PrivateEtc(etc_dir, machine_name, address):
+  """Fills `etc_dir`, a copy of this host's /etc, for one machine.
+
+  Its own name and hosts, no name server (a lookup fails at once), and
+  LOGIN_USER: a user and group of their own, a home under /home, the
+  set's key, passwordless sudo.
+
+  Returns:
+    (uid, gid) of LOGIN_USER.
+  """
+  etc_dir = pathlib.Path(etc_dir)
+  passwd = (etc_dir / 'passwd').read_text()
+  group = (etc_dir / 'group').read_text()
+  uid = _FreeUid(passwd, group)
+  home = f'/home/{LOGIN_USER}'
+  for name, line in (
+      ('passwd', f'{LOGIN_USER}:x:{uid}:{uid}::{home}:/bin/bash'),
+      ('group', f'{LOGIN_USER}:x:{uid}:'),
+      # '*': no password, and not a locked account (sshd refuses those).
+      ('shadow', f'{LOGIN_USER}:*:19000:0:99999:7:::'),
+  ):
+    path = etc_dir / name
+    if path.exists():
+      with open(path, 'a') as f:
+        f.write(line + '\n')
+  sudoers = etc_dir / 'sudoers.d' / LOGIN_USER
+  sudoers.parent.mkdir(exist_ok=True)
+  sudoers.write_text(f'{LOGIN_USER} ALL=(ALL:ALL) NOPASSWD:ALL\n')
+  sudoers.chmod(0o440)
+  for name, text in (
+      ('resolv.conf', 'nameserver 127.0.0.1\n'),
+      # Its own name resolves (sudo complains, and mails root, otherwise).
+      ('hosts', f'127.0.0.1 localhost\n{address} {machine_name}\n'),
+      ('hostname', f'{machine_name}\n'),
+  ):
+    path = etc_dir / name
+    if path.is_symlink() or path.exists():
+      path.unlink()
+    path.write_text(text)
+    path.chmod(0o644)
+  return uid, uid
+
+
+def _AuthorizeKey(home, public_key, owner):
+  """Puts `public_key` into <home>/.ssh/authorized_keys, all owner's."""
+  ssh_dir = pathlib.Path(home) / '.ssh'
+  ssh_dir.mkdir(parents=True, exist_ok=True)
+  keys = ssh_dir / 'authorized_keys'
+  keys.write_text(public_key)
+  for path, mode in ((home, 0o755), (ssh_dir, 0o700), (keys, 0o600)):
+    os.chown(path, *owner, follow_symlinks=False)
+    os.chmod(path, mode)
 
 
 def _Wait(predicate, timeout, what):
@@ -426,9 +499,7 @@ class HostMachines:
     _Run(
         'ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', str(self.key_path)
     )
-    authorized = self.root / 'authorized_keys'
-    shutil.copy(self.key_path.with_suffix('.pub'), authorized)
-    authorized.chmod(0o600)
+    public_key = self.key_path.with_suffix('.pub').read_text()
     pathlib.Path('/run/sshd').mkdir(exist_ok=True)
     with _NetworkLock():
       taken = [
@@ -455,7 +526,7 @@ class HostMachines:
       )
     _Run('ip', 'link', 'set', self.bridge, 'up')
     for index, machine in enumerate(self.machines.values()):
-      self._CreateMachine(index, machine, authorized)
+      self._CreateMachine(index, machine, public_key)
     for machine in self.machines.values():
       _Wait(
           lambda m=machine: self._SshAnswers(m),
@@ -464,27 +535,29 @@ class HostMachines:
       )
     return self
 
-  def _CreateMachine(self, index, machine, authorized):
-    """Its directories, namespace, link and address; starts its sshd."""
+  def _CreateMachine(self, index, machine, public_key):
+    """Its directories, /etc, namespace, link and address; starts its sshd.
+
+    PKB logs in as LOGIN_USER; the set's owner (tests, fault injection) may
+    log in as root with the same key.
+    """
     d = machine.directory
-    for sub in ('tmp', 'root', 'opt-pkb', 'data'):
+    for sub in ('tmp', 'root', 'opt-pkb', 'data', 'home'):
       (d / sub).mkdir(parents=True)
-    # No name server: a lookup (apt-get update) fails at once. Its own name
-    # resolves (sudo complains, and mails root, about one that does not).
-    (d / 'resolv.conf').write_text('nameserver 127.0.0.1\n')
-    (d / 'hosts').write_text(
-        f'127.0.0.1 localhost\n{machine.address} {machine.name}\n'
-    )
     # Explicit modes: the owner may run with a umask of 077.
     for name, mode in (
-        ('resolv.conf', 0o644),
-        ('hosts', 0o644),
         ('tmp', 0o1777),
         ('root', 0o700),
         ('opt-pkb', 0o755),
         ('data', 0o755),
+        ('home', 0o755),
     ):
       (d / name).chmod(mode)
+    shutil.copytree('/etc', d / 'etc', symlinks=True)
+    login = PrivateEtc(d / 'etc', machine.name, machine.address)
+    _AuthorizeKey(d / 'home' / LOGIN_USER, public_key, login)
+    _AuthorizeKey(d / 'root', public_key, (0, 0))
+    (d / 'root').chmod(0o700)
     for path in PRIVATE_STATE:
       if os.path.isdir(path):
         shutil.copytree(
@@ -535,7 +608,7 @@ class HostMachines:
     config.write_text(
         f'ListenAddress {machine.address}\n'
         f'HostKey {host_key}\n'
-        f'AuthorizedKeysFile {authorized}\n'
+        'AuthorizedKeysFile .ssh/authorized_keys\n'
         'PermitRootLogin prohibit-password\n'
         'PasswordAuthentication no\n'
         'KbdInteractiveAuthentication no\n'
@@ -582,14 +655,14 @@ class HostMachines:
     """
     d = machine.directory
     lines = ['set -e', f'hostname {shlex.quote(machine.name)}']
-    binds = [(d / 'root', '/root'), (d / 'opt-pkb', '/opt/pkb')]
+    # /etc first: its own users, sudoers, name and hosts.
+    binds = [(d / 'etc', '/etc'), (d / 'home', '/home')]
+    binds += [(d / 'root', '/root'), (d / 'opt-pkb', '/opt/pkb')]
     binds += [
         (d / 'state' / path.strip('/'), path)
         for path in PRIVATE_STATE
         if os.path.isdir(path)
     ]
-    binds.append((d / 'resolv.conf', '/etc/resolv.conf'))
-    binds.append((d / 'hosts', '/etc/hosts'))
     lines.append('mkdir -p /opt/pkb')
     for source, target in binds:
       lines.append(f'mount --bind {shlex.quote(str(source))} {target}')
@@ -724,7 +797,7 @@ class HostMachines:
     return {
         'ip_address': machine.address,
         'internal_ip': machine.address,
-        'user_name': 'root',
+        'user_name': LOGIN_USER,
         'ssh_private_key': str(self.key_path),
         'ssh_port': 22,
         'os_type': self.os_type,

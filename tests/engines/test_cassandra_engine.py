@@ -28,6 +28,7 @@ from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.core.software import token_ring
+from perfkit_plugins import engines
 from perfkit_plugins.engines import cassandra
 from perfkit_plugins.operations import tarballs
 from perfkit_plugins.testing import fake_vm
@@ -124,7 +125,7 @@ def test_paths_follow_the_version_and_can_be_overridden():
   assert engine.install_dir == INSTALL_DIR
   assert engine.conf_dir == CONF_DIR
   assert engine.nodetool == INSTALL_DIR + '/bin/nodetool'
-  assert engine.pid_file == INSTALL_DIR + '/cassandra.pid'
+  assert engine.pid_file == INSTALL_DIR + '/logs/cassandra.pid'
   local = cassandra.CassandraEngine(
       Settings(),
       '/tmp/node/data',
@@ -186,11 +187,12 @@ def test_configure_defaults_writes_yaml_rack_file_and_start_options():
   engine = Engine(engine='cassandra')
   engine.Configure(vm, ['10.0.0.2', '10.0.0.3'], SLOT)
   assert vm.commands[1:] == [
-      cassandra.PrepareDataDirCommand(DATA_DIR),
+      cassandra.PrepareDirsCommand(DATA_DIR, INSTALL_DIR + '/logs'),
       f'findmnt -n -o SOURCE,FSTYPE,OPTIONS --target {DATA_DIR}',
       cassandra.JvmOptionsCommand(
           CONF_DIR, 'jvm-server.options', cassandra_config.START_OPTIONS
       ),
+      f'chmod -R a+rX {CONF_DIR}',
   ]
   assert vm.commands[0].startswith(f'{{ mkdir -p {DATA_DIR}; }}')
   assert engine.volumes[vm.name].Metadata() == {
@@ -376,10 +378,14 @@ def test_g1_on_5_0_keeps_non_collector_options(tmp_path):
   ]
 
 
-def test_prepare_data_dir_creates_the_database_directories(tmp_path):
+def test_prepare_dirs_creates_the_database_directories(tmp_path):
   data_dir = tmp_path / f'data {NASTY}'
-  result = Sh(cassandra.PrepareDataDirCommand(str(data_dir)), tmp_path)
+  log_dir = tmp_path / f'logs {NASTY}'
+  result = Sh(
+      cassandra.PrepareDirsCommand(str(data_dir), str(log_dir)), tmp_path
+  )
   assert result.returncode == 0, result.stderr
+  assert log_dir.is_dir()
   assert sorted(p.name for p in data_dir.iterdir()) == [
       'cdc_raw',
       'commitlog',
@@ -388,6 +394,39 @@ def test_prepare_data_dir_creates_the_database_directories(tmp_path):
       'saved_caches',
   ]
   assert not list(tmp_path.glob('pwned*'))
+
+
+def test_the_database_runs_as_its_own_user_owning_its_directories():
+  """As Apache Cassandra's packages run it: the servers' engine makes the
+  system user, gives it the directories it writes (never the data disk's
+  mount point), starts, stops and cleans it with sudo."""
+  engine = engines.ForSettings(
+      settings_lib.Validate(
+          Settings(engine='cassandra', cassandra_version='5.0.9')
+      ),
+      '/opt/pkb',
+      '/tmp/pkb',
+  )
+  assert engine.run_as == cassandra.SYSTEM_USER == 'cassandra'
+  vm = Server(internal_ip='10.0.0.4')
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
+  engine.Start(vm)
+  engine.Stop(vm)
+  engine.Clean(vm)
+  data_dir, logs = engine.data_dir, engine.log_dir
+  assert vm.commands[0] == (
+      'id -u cassandra >/dev/null 2>&1 || sudo useradd --system --user-group'
+      f' --no-create-home --home-dir {data_dir} --shell /usr/sbin/nologin'
+      ' cassandra'
+  )
+  assert vm.CommandsMatching(
+      rf'^sudo install -d -o cassandra -g cassandra -m 755 {data_dir}/data'
+      rf' .* {logs}$'
+  )
+  assert not vm.CommandsMatching(r'\bchown\b')
+  assert vm.CommandsMatching(r'^sudo -u cassandra sh -c .*bin/cassandra -R')
+  assert vm.CommandsMatching(r' sudo kill "\$pid"')
+  assert vm.CommandsMatching(rf'sudo rm -rf {data_dir}/data ')
 
 
 def test_start_command_runs_bin_cassandra_in_the_install_dir(tmp_path):
