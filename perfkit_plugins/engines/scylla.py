@@ -61,34 +61,46 @@ TEMPLATE_DIR = os.path.join(
 # Installation.
 
 
-def AptKeyCommand(key_url=''):
-  """ScyllaDB's signing key into /etc/apt/keyrings (as ScyllaDB documents).
+def AptKeyCommand(release, key_url=''):
+  """The release's signing keys into /etc/apt/keyrings (as ScyllaDB documents).
 
-  From the Ubuntu key server, or from `key_url` (an ASCII-armored key on a
-  mirror), whose key must be ScyllaDB's: the command fails unless the
-  keyring holds scylla_config.APT_KEY_ID.
+  From the Ubuntu key server (each try bounded, three tries, then the same
+  server over HTTPS), or from `key_url` (ASCII-armored keys on a mirror).
+  The command fails unless the keyring holds every key the release's docs
+  name (scylla_config.SigningKeys), by full fingerprint where it is known.
   """
+  keys = scylla_config.SigningKeys(release)
   gpg = (
       'sudo gpg --homedir /tmp --no-default-keyring'
       ' --keyring /tmp/scylladb-key.gpg'
   )
-  key = scylla_config.APT_KEY_ID
   if key_url:
-    fetch = (
-        f'curl -fsSL {shlex.quote(key_url)} | gpg --dearmor'
-        f' | sudo tee {APT_KEYRING} > /dev/null'
-    )
+    fetch = f'curl -fsSL --retry 3 --max-time 60 {shlex.quote(key_url)}'
   else:
-    fetch = (
-        f'{gpg} --keyserver {scylla_config.APT_KEYSERVER} --recv-keys {key}'
-        f' && {gpg} --export --armor {key} | gpg --dearmor'
-        f' | sudo tee {APT_KEYRING} > /dev/null'
+    tries = []
+    for key in keys:
+      https = shlex.quote(scylla_config.APT_KEY_HTTPS.format(key=key))
+      tries.append(
+          'for i in 1 2 3; do timeout 60'
+          f' {gpg} --keyserver {scylla_config.APT_KEYSERVER}'
+          f' --recv-keys {key} && break; sleep 5; false; done'
+          f' || curl -fsSL --retry 3 --max-time 60 {https} | {gpg} --import'
+      )
+    fetch = ' && '.join(f'{{ {t}; }}' for t in tries)
+    fetch += f' && {gpg} --export --armor {" ".join(keys)}'
+  checks = []
+  for key in keys:
+    fingerprint = scylla_config.KEY_FINGERPRINTS.get(key)
+    pattern = f'^fpr:+{fingerprint}:' if fingerprint else f'{key}:'
+    checks.append(
+        f'gpg --show-keys --with-colons {APT_KEYRING}'
+        f' | grep -qi {shlex.quote(pattern)}'
     )
-  check = (
-      f'gpg --show-keys --with-colons {APT_KEYRING}'
-      f' | grep -qi {shlex.quote(key)}'
+  return (
+      f'sudo mkdir -p /etc/apt/keyrings && {{ {fetch}; }} | gpg --dearmor'
+      f' | sudo tee {APT_KEYRING} > /dev/null && '
+      + ' && '.join(checks)
   )
-  return f'sudo mkdir -p /etc/apt/keyrings && {fetch} && {check}'
 
 
 def RepoFileCommand(url, path):
@@ -125,7 +137,10 @@ def AptInstall(vm, settings):
   From --scylla_repo_url and --scylla_repo_key_url when given (a mirror).
   """
   release = settings.release
-  vm.RemoteCommand(AptKeyCommand(settings.repo_key_url))
+  # What the key import runs (ScyllaDB's image build and its test framework
+  # install them first; a minimal image has neither).
+  vm.InstallPackages('gnupg dirmngr curl')
+  vm.RemoteCommand(AptKeyCommand(release, settings.repo_key_url))
   vm.RemoteCommand(
       RepoFileCommand(
           scylla_config.RepoUrl(release, settings.repo_url, 'apt'), APT_LIST
@@ -160,6 +175,29 @@ def DefaultRouteCommand():
   return 'ip -o -4 route show default'
 
 
+def QuietServicesCommand(cloud):
+  """Stops and masks the units ScyllaDB's images mask (those present).
+
+  On GCE it also tells the guest agent to leave NIC queues alone. Prints
+  `masked:` and the units it masked, for the record.
+  """
+  units = ' '.join(shlex.quote(u) for u in scylla_config.QuietUnits(cloud))
+  command = (
+      f'masked=; for unit in {units}; do'
+      ' if systemctl list-unit-files --no-legend "$unit" 2>/dev/null'
+      ' | grep -q .; then sudo systemctl stop "$unit" 2>/dev/null;'
+      ' sudo systemctl mask "$unit" >/dev/null && masked="$masked $unit";'
+      ' fi; done; echo "masked:$masked"'
+  )
+  if cloud == 'GCP':
+    command = (
+        f'printf {shlex.quote(scylla_config.GCE_NO_MULTIQUEUE)}'
+        f' | sudo tee -a {scylla_config.GCE_INSTANCE_CONFIGS} > /dev/null && '
+        + command
+    )
+  return command
+
+
 def ScyllaSetupCommand(args):
   return f'sudo {SCRIPTS_DIR}/scylla_setup ' + shlex.join(args)
 
@@ -175,8 +213,17 @@ def ReadFileCommand(path):
   return f'sudo cat {shlex.quote(path)}'
 
 
+def ReadIfPresentCommand(path):
+  """The file's text, or nothing when there is no such file."""
+  return f'sudo cat {shlex.quote(path)} 2>/dev/null || true'
+
+
 def LscpuCommand():
   return 'lscpu -p=CPU,CORE,SOCKET,NODE'
+
+
+def SwapCommand():
+  return 'swapon --show=NAME,TYPE,SIZE --bytes --noheadings'
 
 
 def VersionCommand():
@@ -186,11 +233,19 @@ def VersionCommand():
 def ReadTuning(vm, nic):
   """The tuning scylla_setup left on one node, as a plain record."""
   cpuset_text, _ = vm.RemoteCommand(ReadFileCommand(CPUSET_CONF))
-  mask, _ = vm.RemoteCommand(IrqMaskCommand(nic))
+  # What scylla_prepare applied when the server started (it writes the
+  # file then); before the first start, what perftune's rule gives.
+  applied, _ = vm.RemoteCommand(ReadIfPresentCommand(PERFTUNE_YAML))
+  mask = tuning.ParsePerftuneIrqMask(applied)
+  irq_source = tuning.IRQ_APPLIED
+  if mask is None:
+    mask, _ = vm.RemoteCommand(IrqMaskCommand(nic))
+    irq_source = tuning.IRQ_COMPUTED
   io_text, _ = vm.RemoteCommand(ReadFileCommand(IO_PROPERTIES))
   nproc, _ = vm.RemoteCommand('nproc')
   lscpu, _ = vm.RemoteCommand(LscpuCommand())
   version, _ = vm.RemoteCommand(VersionCommand())
+  swaps, _ = vm.RemoteCommand(SwapCommand())
   cpuset, smp = tuning.ParseCpusetConf(cpuset_text)
   return tuning.TuningRecord(
       node=vm.name,
@@ -201,6 +256,8 @@ def ReadTuning(vm, nic):
       irq_cpus=tuning.ParseCpuMask(mask),
       io_properties=tuning.ParseIoProperties(io_text),
       version=version.strip(),
+      irq_source=irq_source,
+      swap=tuning.ParseSwaps(swaps),
   )
 
 
@@ -272,6 +329,7 @@ class ScyllaEngine(base.Engine):
 
   Attributes:
     tuning_records: TuningRecord of every configured server, by VM name.
+    masked_units: the units QuietServicesCommand masked, by VM name.
   """
 
   NAME = 'scylla'
@@ -297,6 +355,7 @@ class ScyllaEngine(base.Engine):
     self.output_dir = output_dir
     self.extra_yaml = scylla_config.ParseYamlExtra(settings.yaml_extra)
     self.tuning_records = {}
+    self.masked_units = {}
     self._io_files = None
     self._lock = threading.Lock()
 
@@ -317,6 +376,7 @@ class ScyllaEngine(base.Engine):
         self.owner,
         self.settings.allow_existing_data,
     )
+    quiet, _ = vm.RemoteCommand(QuietServicesCommand(self.settings.cloud))
     nic = self.settings.nic or self._DefaultNic(vm)
     with self._lock:
       io_files = self._io_files if self.settings.io_setup == 'reuse' else None
@@ -340,6 +400,7 @@ class ScyllaEngine(base.Engine):
     with self._lock:
       self.volumes[vm.name] = volume
       self.tuning_records[vm.name] = record
+      self.masked_units[vm.name] = scylla_config.ParseMaskedUnits(quiet)
 
   def Tuning(self, vms):
     """Every node's tuning read back, as the cluster's sample metadata.
@@ -356,6 +417,9 @@ class ScyllaEngine(base.Engine):
     for node, volume in self.volumes.items():
       if node in per_node:
         per_node[node].update(volume.Metadata())
+    for node, units in self.masked_units.items():
+      if node in per_node:
+        per_node[node]['scylla_masked_units'] = ' '.join(units) or 'none'
     metadata, differences = tuning.ClusterMetadata(per_node)
     for difference in differences:
       logging.warning('ScyllaDB tuning differs: %s', difference)

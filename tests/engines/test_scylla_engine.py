@@ -21,14 +21,15 @@ outputs in tests/core).
 """
 
 import json
-import shlex
-
 import re
+import shlex
+import subprocess
 
 import pytest
 
 from perfkit_plugins.core.config import settings
 from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.software import scylla_config
 from perfkit_plugins.core.software import token_ring
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.operations import raid
@@ -75,6 +76,11 @@ def _Lsblk(boot, locals_):
   return json.dumps({'blockdevices': devices})
 
 
+# What QuietServicesCommand prints on a GCE Debian image (its own format;
+# test_quiet_services_masks_the_units_present runs it).
+QUIET_OUTPUT = 'masked: apt-daily.timer apt-daily-upgrade.timer man-db.timer\n'
+
+
 def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
   vm = fake_vm.FakeVm(name=name, internal_ip=ip, num_cpus=vcpus)
   shape = f'v{vcpus}-numa{numa_nodes}'
@@ -90,6 +96,8 @@ def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
   )
   vm.Reply(r'^ip -o -4 route', f'default via 10.128.0.1 dev {nic} proto dhcp\n')
   vm.Reply(r'^findmnt', '/dev/md0 xfs rw,noatime,discard\n')
+  vm.Reply(r'masked=; for unit in', QUIET_OUTPUT)
+  vm.Reply(r'^swapon --show', testdata('swap', 'swapfile-64m.txt'))
   vm.Reply(
       r'cat /etc/scylla.d/cpuset.conf',
       testdata('scylla_setup', f'cpuset-{shape}.conf')
@@ -255,6 +263,128 @@ def test_the_data_directory_stays_the_databases(testdata, tmp_path):
   ] == []
 
 
+def test_apt_timers_and_the_guest_agents_nic_setup_stay_active(
+    testdata, tmp_path
+):
+  """ScyllaDB's images mask apt's and other periodic jobs and tell GCE's
+  guest agent to leave NIC queues alone; the servers are made so before
+  scylla_setup, and the samples say what was masked."""
+  vm = _Server(
+      testdata,
+      'server-0',
+      '10.0.0.2',
+      _Lsblk(('nvme0n1', 'nvme_card-pd'), [('nvme1n1', 'nvme_card0')]),
+      '',
+      16,
+      1,
+      'ens4',
+  )
+  engine = _Engine(1, tmp_path)
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
+  (quiet,) = vm.CommandsMatching(r'masked=; for unit in')
+  assert 'set_multiqueue = false' in shlex.split(quiet)[1]
+  assert '/etc/default/instance_configs.cfg' in quiet
+  for unit in ('apt-daily.timer', 'unattended-upgrades.service'):
+    assert unit in quiet
+  assert 'google-osconfig-agent.service' in quiet
+  setup = vm.CommandsMatching(r'scylla_setup --no-raid')[0]
+  assert vm.commands.index(quiet) < vm.commands.index(setup)
+  metadata, _ = engine.Tuning([vm])
+  assert metadata['scylla_masked_units'] == (
+      'apt-daily-upgrade.timer apt-daily.timer man-db.timer'
+  )
+
+
+def test_scylla_setups_swapfile_on_the_boot_disk_is_said(testdata, tmp_path):
+  """scylla_setup makes /swapfile on the boot disk; where and how big is
+  published with every sample."""
+  vm = _Server(
+      testdata,
+      'server-0',
+      '10.0.0.2',
+      _Lsblk(('nvme0n1', 'nvme_card-pd'), [('nvme1n1', 'nvme_card0')]),
+      '',
+      16,
+      1,
+      'ens4',
+  )
+  engine = _Engine(1, tmp_path)
+  engine.Configure(vm, ['10.0.0.2'], SLOT)
+  metadata, _ = engine.Tuning([vm])
+  assert metadata['scylla_swap'] == '/swapfile 0.1 GiB'
+
+
+def test_quiet_services_masks_the_units_present(tmp_path):
+  bin_dir = tmp_path / 'bin'
+  bin_dir.mkdir()
+  calls = tmp_path / 'calls'
+  (bin_dir / 'systemctl').write_text(
+      '#!/bin/sh\n'
+      f'echo "$*" >> {calls}\n'
+      'case "$*" in *list-unit-files*apt-daily.timer)'
+      ' echo "apt-daily.timer enabled enabled";; esac\n'
+  )
+  (bin_dir / 'sudo').write_text('#!/bin/sh\nexec "$@"\n')
+  for script in bin_dir.iterdir():
+    script.chmod(0o755)
+  result = subprocess.run(
+      ['sh', '-c', scylla.QuietServicesCommand('AWS')],
+      env={'PATH': f'{bin_dir}:/usr/bin:/bin'},
+      capture_output=True,
+      text=True,
+      check=True,
+  )
+  assert scylla_config.ParseMaskedUnits(result.stdout) == ('apt-daily.timer',)
+  assert 'mask apt-daily.timer' in calls.read_text()
+  assert 'mask amazon-ssm-agent.service' not in calls.read_text()
+  assert 'list-unit-files --no-legend amazon-ssm-agent.service' in (
+      calls.read_text()
+  )
+
+
+def test_a_system_wide_perf_sampler_runs_unless_setup_is_told_not_to(testdata):
+  """From 2026.4 scylla_setup enables scylla-perf-collector (perf record -a)
+  unless given --no-perf-collector-setup: passed where the release lists it,
+  never where it does not (argparse would exit)."""
+  listed = scylla_config.ParseHelpFlags(
+      testdata('scylla_setup', f'scylla_setup-help-{HELP_RELEASE}.txt')
+  )
+  assert '--no-perf-collector-setup' not in scylla_config.ScyllaSetupArgs(
+      listed, 'ens4', run_iotune=True
+  )
+  assert '--no-perf-collector-setup' in scylla_config.ScyllaSetupArgs(
+      listed | {'--no-perf-collector-setup'}, 'ens4', run_iotune=True
+  )
+
+
+def test_irq_cpus_are_recomputed_instead_of_read_from_perftune_yaml(
+    testdata, tmp_path
+):
+  """Once the server started, its IRQ CPUs are those of the perftune.yaml
+  scylla_prepare applied, not perftune's rule asked again."""
+  vm = _Server(
+      testdata,
+      'server-0',
+      '10.0.0.2',
+      _Lsblk(('nvme0n1', 'nvme_card-pd'), [('nvme1n1', 'nvme_card0')]),
+      '',
+      88,
+      2,
+      'ens4',
+  )
+  record = scylla.ReadTuning(vm, 'ens4')
+  assert record.irq_source == 'computed'
+  vm.Reply(
+      r'cat /etc/scylla.d/perftune.yaml',
+      testdata('perftune', 'v16-numa1-dump-options-file.txt'),
+  )
+  vm.commands.clear()
+  record = scylla.ReadTuning(vm, 'ens4')
+  assert record.irq_source == 'perftune.yaml'
+  assert record.irq_cpus == frozenset({0, 1})
+  assert not vm.CommandsMatching('--get-irq-cpu-mask')
+
+
 def test_n2_highmem_96_with_24_local_ssds(testdata, tmp_path):
   locals_ = [(f'nvme0n{i}', 'nvme_card') for i in range(1, 25)]
   vm = _Server(
@@ -391,13 +521,13 @@ def test_apt_install_sequence_and_pinning():
   vm = fake_vm.FakeVm()
   scylla.AptInstall(vm, _Sources(release='2026.3.1'))
   assert 'keyserver.ubuntu.com' in vm.commands[0]
-  assert 'grep -qi c503c686b007f39e' in vm.commands[0]
+  assert '--recv-keys c503c686b007f39e' in vm.commands[0]
   assert vm.commands[1].endswith(
       'https://downloads.scylladb.com/deb/debian/scylla-2026.3.list'
   )
   assert 'Pin: version 2026.3.1-*' in shlex.split(vm.commands[2])[2]
   assert vm.commands[3] == 'sudo apt-get update'
-  assert vm.installed == ['scylla']
+  assert vm.installed == ['gnupg', 'dirmngr', 'curl', 'scylla']
   unpinned = fake_vm.FakeVm()
   scylla.AptInstall(unpinned, _Sources(release='2026.3'))
   assert not unpinned.CommandsMatching('preferences')
@@ -415,14 +545,71 @@ def test_apt_install_from_a_mirror_checks_the_key_is_scyllas():
   )
   key_command = vm.commands[0]
   assert 'keyserver' not in key_command
-  assert 'curl -fsSL http://mirror:80/scylla/key.asc | gpg --dearmor' in (
-      key_command
-  )
+  assert (
+      '{ curl -fsSL --retry 3 --max-time 60 http://mirror:80/scylla/key.asc; }'
+      ' | gpg --dearmor'
+  ) in key_command
   assert key_command.endswith(
       'gpg --show-keys --with-colons /etc/apt/keyrings/scylladb.gpg'
-      ' | grep -qi c503c686b007f39e'
+      " | grep -qi '^fpr:+6C6ECC84F42AF147BD2A65AEC503C686B007F39E:'"
   )
   assert vm.commands[1].endswith('http://mirror:80/scylla/scylla-2026.3.list')
+
+
+@pytest.mark.parametrize(
+    'release, keys',
+    [
+        ('6.0.4', ('d0a112e067426ab2', '491c93b9de7496a7')),
+        ('6.1.5', ('491c93b9de7496a7',)),
+        ('6.2.3', ('a43e06657bac99e3',)),
+        ('2025.4.10', ('a43e06657bac99e3',)),
+        ('2026.3', ('c503c686b007f39e',)),
+    ],
+)
+def test_only_the_2026_signing_key_is_imported(release, keys):
+  """Each release's repository is signed by the key its docs name, and the
+  keyring must hold that one (by full fingerprint where it is known)."""
+  command = scylla.AptKeyCommand(release)
+  assert re.findall(r'--recv-keys (\w+)', command) == list(keys)
+  for key in keys:
+    assert f'--export --armor {" ".join(keys)}' in command
+    assert f'grep -qi {key}:' in command or (
+        scylla_config.KEY_FINGERPRINTS[key] in command
+    )
+
+
+def test_the_key_is_fetched_from_one_keyserver_with_no_timeout_or_retry():
+  """Each try is bounded, three tries, then the key server over HTTPS."""
+  command = scylla.AptKeyCommand('2025.4')
+  assert 'for i in 1 2 3; do timeout 60 sudo gpg' in command
+  assert (
+      "|| curl -fsSL --retry 3 --max-time 60 'https://keyserver.ubuntu.com"
+      "/pks/lookup?op=get&options=mr&search=0xa43e06657bac99e3'"
+  ) in command
+
+
+def test_gnupg_and_dirmngr_are_not_installed_before_the_key_import():
+  """A minimal image has neither; gpg --recv-keys needs both."""
+  vm = fake_vm.FakeVm()
+  order = []
+  vm.InstallPackages = lambda packages: order.append(('install', packages))
+  recorded = vm.RemoteCommand
+  vm.RemoteCommand = lambda c, **k: order.append(('run', c)) or recorded(c)
+  scylla.AptInstall(vm, _Sources(release='2026.3'))
+  assert order[0] == ('install', 'gnupg dirmngr curl')
+  assert '--recv-keys' in order[1][1]
+
+
+@pytest.mark.parametrize('release', ['5.4.9', '2024.1.12', '2024.2'])
+def test_enterprise_and_jmx_releases_are_refused_before_provisioning(release):
+  """2024.1 and 2024.2 ship scylla-enterprise* packages; 5.4's nodetool
+  needs scylla-jmx: each would fail after the machines are paid for."""
+  for allow_unknown in (False, True):
+    with pytest.raises(settings_lib.SettingsError) as raised:
+      _Sources(release=release, allow_unknown_releases=allow_unknown)
+    message = str(raised.value)
+    assert '--scylla_release' in message
+    assert 'Releases that work: 6.0, 6.1, 6.2, 2025.1' in message
 
 
 def test_yum_install_sequence():

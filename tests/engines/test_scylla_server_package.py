@@ -46,7 +46,7 @@ def test_apt_install_uses_the_release_flag(package):
     package.AptInstall(vm)
   assert vm.CommandsMatching(r'scylla-2026\.2\.list$')
   assert vm.CommandsMatching(r'Pin: version 2026\.2\.5-\*')
-  assert vm.installed == ['scylla']
+  assert vm.installed == ['gnupg', 'dirmngr', 'curl', 'scylla']
 
 
 def test_yum_install_pins_the_patch_release(package):
@@ -63,5 +63,7 @@ def test_mirror_flags_reach_the_installer(package):
       (scylla_phases_flags.REPO_KEY_URL, 'http://m/key.asc'),
   ):
     package.AptInstall(vm)
-  assert vm.CommandsMatching(r'curl -fsSL http://m/key\.asc \|')
+  assert vm.CommandsMatching(
+      r'curl -fsSL --retry 3 --max-time 60 http://m/key\.asc;'
+  )
   assert vm.CommandsMatching(r'http://m/s-2026\.3\.list$')

@@ -232,7 +232,11 @@ def test_server_killed_mid_step(fault_bed, tmp_path):
   )
   server = fault_bed.testbed.machines[SERVER]
   pid_file = (
-      server.directory / 'opt-pkb' / 'apache-cassandra-5.0.9' / 'cassandra.pid'
+      server.directory
+      / 'opt-pkb'
+      / 'apache-cassandra-5.0.9'
+      / 'logs'
+      / 'cassandra.pid'
   )
   server.Signal(int(pid_file.read_text()), signal.SIGKILL)
   _CheckFailedInTime(process, started)

@@ -381,6 +381,11 @@ def _ValidateSources(s):
 
 def _ValidateReleases(s):
   """Checks the releases to install against the project's table."""
+  if s.engine == 'scylla':
+    try:
+      releases.CheckScyllaServed(s.release)
+    except ValueError as e:
+      raise SettingsError('release', str(e)) from e
   if s.allow_unknown_releases:
     return
   checks = []

@@ -72,6 +72,12 @@ class TuningRecord:
     irq_cpus: CPUs perftune binds IRQs to.
     io_properties: the first disk of io_properties.yaml (read_iops, ...).
     version: `scylla --version` output.
+    irq_source: where irq_cpus come from: IRQ_APPLIED (the perftune.yaml
+      scylla_prepare applied when the server started) or IRQ_COMPUTED
+      (perftune's rule, asked before the first start).
+    swap: (path, bytes) of each active swap area (scylla_setup makes
+      /swapfile on the boot disk: the smaller of 16 GB and a third of the
+      RAM, at most half the free space).
   """
 
   node: str
@@ -82,6 +88,8 @@ class TuningRecord:
   irq_cpus: frozenset
   io_properties: dict
   version: str
+  irq_source: str = 'computed'
+  swap: tuple = ()
 
   @property
   def shards(self):
@@ -136,6 +144,55 @@ def PredictIrqLayout(
     irq_cores = numa_nodes * math.ceil(cores_per_node / cores_per_irq_core)
     irq_vcpus = irq_cores * threads_per_core
   return IrqLayout(irq_vcpus=irq_vcpus, shards=vcpus - irq_vcpus)
+
+
+def ParseSwaps(text):
+  """(path, bytes) of each swap area `swapon --show=NAME,TYPE,SIZE --bytes
+  --noheadings` lists.
+
+  Raises:
+    ValueError: a line is not NAME TYPE SIZE.
+  """
+  swaps = []
+  for line in text.splitlines():
+    fields = line.split()
+    if not fields:
+      continue
+    if len(fields) != 3 or not fields[2].isdigit():
+      raise ValueError(f'not a swapon --show line: {line!r}')
+    swaps.append((fields[0], int(fields[2])))
+  return tuple(swaps)
+
+
+def FormatSwaps(swaps):
+  """`/swapfile 16.0 GiB` for each area, or 'none'."""
+  return ', '.join(
+      f'{path} {size / 2**30:.1f} GiB' for path, size in swaps
+  ) or ('none')
+
+
+IRQ_APPLIED = 'perftune.yaml'
+IRQ_COMPUTED = 'computed'
+
+
+def ParsePerftuneIrqMask(text):
+  """The irq_cpu_mask of a perftune.yaml (perftune's --dump-options-file).
+
+  Returns:
+    The mask text (for ParseCpuMask), or None for an empty text (no file).
+
+  Raises:
+    ValueError: the text is not a perftune options file with the key.
+  """
+  if not text.strip():
+    return None
+  try:
+    options = yaml.safe_load(text)
+  except yaml.YAMLError as e:
+    raise ValueError(f'perftune.yaml is not YAML: {e}') from e
+  if not isinstance(options, dict) or 'irq_cpu_mask' not in options:
+    raise ValueError(f'no irq_cpu_mask in perftune.yaml: {text!r}')
+  return str(options['irq_cpu_mask'])
 
 
 def ParseCpuMask(text):
@@ -322,6 +379,8 @@ def TuningMetadata(record, prediction=None):
       'scylla_cpuset': FormatCpuList(record.cpuset),
       'scylla_irq_cpus': FormatCpuList(record.irq_cpus),
       'scylla_irq_vcpus': len(record.irq_cpus),
+      'scylla_irq_cpus_source': record.irq_source,
+      'scylla_swap': FormatSwaps(record.swap),
   }
   if prediction is not None:
     metadata['scylla_predicted_shards'] = prediction.shards

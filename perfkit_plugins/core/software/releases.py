@@ -38,6 +38,22 @@ SCYLLA_SERIES = (
     '2026.2',
     '2026.3',
 )
+# Series the ScyllaDB engine cannot serve, and why: refused before
+# provisioning, also with --scylla_allow_unknown_releases.
+SCYLLA_UNSERVED = {
+    '5.4': (
+        'its nodetool is the Java one, which needs the scylla-jmx service'
+        " (ScyllaDB's own nodetool is `nodetool` from 6.0 on)"
+    ),
+    '2024.1': (
+        'an Enterprise release (packages scylla-enterprise*); from 2025.1 on'
+        ' the package is scylla again'
+    ),
+    '2024.2': (
+        'an Enterprise release (packages scylla-enterprise*); from 2025.1 on'
+        ' the package is scylla again'
+    ),
+}
 # Apache Cassandra: the newest patch release of each series.
 CASSANDRA_LATEST_PATCH = {(4, 0): 20, (4, 1): 11, (5, 0): 9}
 # scylladb/cassandra-stress releases with the Java 21 binary asset.
@@ -58,6 +74,18 @@ def CheckScylla(release):
   series = '.'.join(release.split('.')[:2])
   if series not in SCYLLA_SERIES:
     raise _Unknown(f'ScyllaDB {release}', ', '.join(SCYLLA_SERIES))
+
+
+def CheckScyllaServed(release):
+  """Raises ValueError when the engine cannot serve `release`'s series."""
+  series = '.'.join(release.split('.')[:2])
+  why = SCYLLA_UNSERVED.get(series)
+  if why:
+    served = [s for s in SCYLLA_SERIES if s not in SCYLLA_UNSERVED]
+    raise ValueError(
+        f'ScyllaDB {release} cannot be benchmarked here: {why}. Releases that'
+        f' work: {", ".join(served)}'
+    )
 
 
 def CheckCassandra(version):

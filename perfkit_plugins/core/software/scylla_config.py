@@ -30,9 +30,33 @@ REPO_URLS = {
     'apt': 'https://downloads.scylladb.com/deb/debian/scylla-{version}.list',
     'yum': 'https://downloads.scylladb.com/rpm/centos/scylla-{version}.repo',
 }
-# ScyllaDB's package signing key, fetched from the Ubuntu keyserver.
-APT_KEY_ID = 'c503c686b007f39e'
+# The key ScyllaDB's install docs of each release series name for its apt
+# repository (64-bit ids, as the docs give them): 6.1 the 2024 key, 6.2 and
+# 2025.x the 2024 RSA key, 2026.x the 2026 RSA key. 6.0's docs were not
+# found: both keys of its time are imported. ScyllaDB's own test framework
+# (scylla-cluster-tests) imports the same keys.
+_KEY_2022 = 'd0a112e067426ab2'
+_KEY_2024 = '491c93b9de7496a7'
+_KEY_2024_RSA = 'a43e06657bac99e3'
+_KEY_2026_RSA = 'c503c686b007f39e'
+SIGNING_KEYS = {
+    '6.0': (_KEY_2022, _KEY_2024),
+    '6.1': (_KEY_2024,),
+    '6.2': (_KEY_2024_RSA,),
+    '2025': (_KEY_2024_RSA,),
+    '2026': (_KEY_2026_RSA,),
+}
+# Full fingerprints where established: the imported key must be this one,
+# not merely one whose 64-bit id matches.
+KEY_FINGERPRINTS = {
+    _KEY_2026_RSA: '6C6ECC84F42AF147BD2A65AEC503C686B007F39E',
+}
+# Where keys are fetched: the key server ScyllaDB's docs name, then the same
+# server over HTTPS (a network that blocks port 80 or HKP).
 APT_KEYSERVER = 'hkp://keyserver.ubuntu.com:80'
+APT_KEY_HTTPS = (
+    'https://keyserver.ubuntu.com/pks/lookup?op=get&options=mr&search=0x{key}'
+)
 
 SEED_PROVIDER = 'org.apache.cassandra.locator.SimpleSeedProvider'
 SNITCH = 'GossipingPropertyFileSnitch'
@@ -172,7 +196,9 @@ def ScyllaSetupArgs(help_flags, nic, run_iotune):
   cpuset.conf (--setup-nic-and-disks), and runs iotune unless the node gets
   the first node's io_properties.yaml. NTP, coredump and version-check
   steps are skipped: they change nothing ScyllaDB's performance depends on
-  and reach the network or fill the boot disk. An option the installed
+  and reach the network or fill the boot disk. So is the perf collector
+  where the release has one: it samples every CPU (`perf record -a`) all
+  along, which the measured database would pay for. An option the installed
   scylla_setup does not list is never passed (argparse exits on unknown
   options).
 
@@ -192,7 +218,13 @@ def ScyllaSetupArgs(help_flags, nic, run_iotune):
   args = ['--no-raid-setup', '--nic', nic, '--setup-nic-and-disks']
   args += [
       f
-      for f in ('--no-version-check', '--no-ntp-setup', '--no-coredump-setup')
+      for f in (
+          '--no-version-check',
+          '--no-ntp-setup',
+          '--no-coredump-setup',
+          # From 2026.4: a system-wide `perf record` service, on by default.
+          '--no-perf-collector-setup',
+      )
       if f in help_flags
   ]
   if run_iotune:
@@ -347,3 +379,63 @@ def ScyllaYamlContext(
 def RackDcContext():
   """Template context for data/scylla_phases/scylla/cassandra-rackdc.*.j2."""
   return {'dc': DATACENTER, 'rack': RACK}
+
+
+def SigningKeys(release):
+  """The signing keys of a release series' apt repository (SIGNING_KEYS).
+
+  Raises:
+    ValueError: the series is not in the table.
+  """
+  series = '.'.join(release.split('.')[:2])
+  keys = SIGNING_KEYS.get(series) or SIGNING_KEYS.get(series.split('.')[0])
+  if keys is None:
+    raise ValueError(f'no signing key known for ScyllaDB {series}')
+  return keys
+
+
+# What ScyllaDB's machine images mask while the image is built
+# (scylla-machine-image, packer/scylla_install_image): periodic package
+# and housekeeping jobs that would run beside the measured database, and
+# each cloud's agent that changes the system on its own. Masked on the
+# servers before scylla_setup, for the run (the VMs are the run's own).
+QUIET_UNITS = (
+    'apt-daily.timer',
+    'apt-daily-upgrade.timer',
+    'unattended-upgrades.service',
+    'dpkg-db-backup.timer',
+    'man-db.timer',
+    'motd-news.timer',
+    'apt-news.service',
+    'esm-cache.service',
+    'fwupd-refresh.timer',
+    'update-notifier-download.timer',
+    'update-notifier-motd.timer',
+    'fstrim.timer',
+    'fstrim.service',
+    'etckeeper.timer',
+    'etckeeper.service',
+)
+QUIET_CLOUD_UNITS = {
+    'GCP': ('google-osconfig-agent.service',),
+    'AWS': ('amazon-ssm-agent.service',),
+    'Azure': ('walinuxagent.service',),
+}
+# GCE's guest agent sets up NIC queues and their IRQs itself unless told
+# not to, which would undo perftune's IRQ placement (ScyllaDB's GCE images
+# write the same setting).
+GCE_INSTANCE_CONFIGS = '/etc/default/instance_configs.cfg'
+GCE_NO_MULTIQUEUE = '[InstanceSetup]\nset_multiqueue = false\n'
+
+
+def QuietUnits(cloud):
+  """The units QuietServicesCommand masks on a server of `cloud`."""
+  return QUIET_UNITS + QUIET_CLOUD_UNITS.get(cloud, ())
+
+
+def ParseMaskedUnits(text):
+  """The units a QuietServicesCommand output says it masked, sorted."""
+  for line in text.splitlines():
+    if line.startswith('masked:'):
+      return tuple(sorted(line.split()[1:]))
+  raise ValueError(f'no list of masked units in: {text!r}')

@@ -219,3 +219,31 @@ def test_cluster_metadata_lists_every_node_where_they_differ():
           ' server-2=4-43,48-87'
       ),
   ]
+
+
+@pytest.mark.parametrize('shape', ['v88-numa2', 'v16-numa1'])
+def test_the_applied_perftune_yaml_gives_the_irq_cpus_perftune_computes(
+    testdata, shape
+):
+  mask = tuning.ParsePerftuneIrqMask(
+      testdata('perftune', f'{shape}-dump-options-file.txt')
+  )
+  assert tuning.ParseCpuMask(mask) == tuning.ParseCpuMask(
+      testdata('perftune', f'{shape}-get-irq-cpu-mask.txt')
+  )
+
+
+def test_no_perftune_yaml_yet_and_a_broken_one():
+  assert tuning.ParsePerftuneIrqMask('') is None
+  with pytest.raises(ValueError, match='no irq_cpu_mask'):
+    tuning.ParsePerftuneIrqMask('tune:\n- net\n')
+
+
+def test_swap_areas_as_swapon_lists_them(testdata):
+  assert tuning.ParseSwaps(testdata('swap', 'none.txt')) == ()
+  swaps = tuning.ParseSwaps(testdata('swap', 'swapfile-64m.txt'))
+  assert swaps == (('/swapfile', 67104768),)
+  assert tuning.FormatSwaps(swaps) == '/swapfile 0.1 GiB'
+  assert tuning.FormatSwaps(()) == 'none'
+  with pytest.raises(ValueError, match='not a swapon --show line'):
+    tuning.ParseSwaps('/swapfile file')

@@ -213,5 +213,9 @@ def test_settings_reject_bad_scylla_inputs():
     with pytest.raises(settings.SettingsError, match=flag):
       settings.Validate(settings.Settings(**{field: value}))
   with pytest.raises(settings.SettingsError, match='--scylla_tablets'):
-    settings.Validate(settings.Settings(release='5.4', tablets=True))
+    settings.Validate(
+        settings.Settings(
+            release='4.6', tablets=True, allow_unknown_releases=True
+        )
+    )
   settings.Validate(settings.Settings())
