@@ -30,6 +30,8 @@ from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.config import settings_limits
 from perfkit_plugins.core.machines import local_disks
 from perfkit_plugins.core.plan import plan_machines
+from perfkit_plugins.core.software import java
+from perfkit_plugins.core.stress import stress_tools
 from perfkit_plugins.shell import run_settings
 from perfkit_plugins.shell import scylla_phases_flags as scylla_flags
 from perfkit_plugins.shell import vm_groups
@@ -147,6 +149,28 @@ def _CheckStaticGroups(benchmark_config):
     )
 
 
+def _CheckLoaderJava(settings, benchmark_config):
+  """Loaders provisioned from an image that packages no fitting Java.
+
+  ScyllaDB's cassandra-stress release asset needs Java 21, which Debian 12
+  does not package: the install would fail after provisioning.
+
+  Raises:
+    errors.Setup.InvalidFlagConfigurationError: naming --os_type.
+  """
+  loaders = benchmark_config.vm_groups[vm_groups.LOADERS]
+  if loaders.static_vms:
+    return
+  requirement = stress_tools.StressToolOf(settings).java
+  problem = java.ImageProblem(requirement, loaders.os_type)
+  if problem:
+    raise errors.Setup.InvalidFlagConfigurationError(
+        f"--os_type={loaders.os_type} (the loaders' image): {problem}. Use"
+        ' an image that packages it (debian13, ubuntu2204, ubuntu2404), or'
+        ' give the loaders group its own os_type in the config'
+    )
+
+
 def _CheckDataToRead(settings):
   """Phases that read need data: populate, or a cluster that has it.
 
@@ -221,6 +245,7 @@ def Check(benchmark_config):
   except settings_lib.SettingsError as e:
     raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
   _CheckDataToRead(settings)
+  _CheckLoaderJava(settings, benchmark_config)
   _CheckPkbDiskFlags(settings, benchmark_config.vm_groups[vm_groups.SERVERS])
   summary = {
       name: _GroupSummary(benchmark_config.vm_groups[name])

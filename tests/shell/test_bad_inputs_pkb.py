@@ -511,6 +511,11 @@ CATALOGUE = (
     _Flags(
         '--cloud=AWS', '--machine_type=d2.xlarge', named='--scylla_data_disk'
     ),
+    # The pinned cassandra-stress needs Java 21, which Debian 12 lacks.
+    _Flags('--os_type=debian12', named='--os_type'),
+    # Releases the engine cannot serve (scylla-jmx, Enterprise packages).
+    _Flag('scylla_release', '5.4'),
+    _Flag('scylla_release', '2024.1'),
 )
 
 # Inputs that must pass: the harness refuses nothing by default.
@@ -547,6 +552,13 @@ GOOD = (
         named='',
     ),
     _Flags('--machine_type=n2-highmem-96', '--gce_num_local_ssds=24', named=''),
+    _Flags('--os_type=debian13', named=''),
+    # An Apache cassandra-stress runs on Debian 12's Java 17.
+    _Flags(
+        '--os_type=debian12',
+        '--scylla_stress_tool=apache',
+        named='',
+    ),
 )
 
 

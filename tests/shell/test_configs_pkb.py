@@ -58,6 +58,9 @@ EXPECTED_RUNS = {
     'scylla_phases_smoke.yaml': [
         ('scylla', 'n2-standard-8', 2, 2, 'n2-highcpu-8'),
     ],
+    'scylla_phases_smoke_aws.yaml': [
+        ('scylla', 'i4i.2xlarge', 1, 2, 'c6i.2xlarge'),
+    ],
     'scylla_phases_server_type_matrix.yaml': [
         ('scylla', 'z3-highmem-88', 12, 30, 'c2-standard-30'),
         ('scylla', 'z3-highmem-176-standardlssd', 12, 60, 'c2-standard-30'),
@@ -241,8 +244,11 @@ def test_c3_study_plan_keeps_the_study_parameters(tmp_path):
     assert '! --scylla_' not in body
 
 
-def test_smoke_config_plan_stays_within_30_minutes(tmp_path):
-  result = RunPlan(tmp_path, '--benchmark_config_file=scylla_phases_smoke.yaml')
+@pytest.mark.parametrize(
+    'config_file', ['scylla_phases_smoke.yaml', 'scylla_phases_smoke_aws.yaml']
+)
+def test_smoke_config_plan_stays_within_30_minutes(tmp_path, config_file):
+  result = RunPlan(tmp_path, f'--benchmark_config_file={config_file}')
   ((_, body),) = _Sections(result.stdout)
   # The worst case: every quiesce to its timeout, with the assumed setup and
   # the estimated populate.

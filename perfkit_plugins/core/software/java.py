@@ -95,6 +95,30 @@ class InstalledJava:
   major: int
 
 
+# PKB os_types whose distribution packages no JDK from this major on
+# (Debian 11 and 12 package 11 and 17 only; checked against bookworm's and
+# bookworm-security's package lists on 2026-11-27).
+NEWEST_PACKAGED = {'debian11': 17, 'debian12': 17}
+
+
+def ImageProblem(requirement, os_type):
+  """Why a fresh image of `os_type` cannot get a JDK `requirement` allows.
+
+  Only for VMs provisioned from the image: own machines may have a JDK
+  installed (the install step checks those).
+
+  Returns:
+    One sentence, or None.
+  """
+  newest = NEWEST_PACKAGED.get(os_type)
+  if newest is None or requirement.Allows(newest):
+    return None
+  return (
+      f'{requirement.who} needs {requirement.Describe()}, and {os_type}'
+      f' packages Java {newest} at most'
+  )
+
+
 def Exactly(who, major):
   """The requirement of a tool that runs on one JDK major only."""
   return JavaRequirement(who, major, major, (major,))

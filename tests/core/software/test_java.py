@@ -82,3 +82,18 @@ def test_unavailable_names_what_is_needed_and_what_is_there():
   assert 'loader-0 (debian12)' in text
   assert 'Java 17 at /usr/lib/jvm/java-17-openjdk-amd64' in text
   assert 'openjdk-21-jdk-headless, openjdk-25-jdk-headless' in text
+
+
+def test_the_pinned_cassandra_stress_needs_java_21_and_debian_12_lacks_it():
+  """Nothing refused a Debian 12 loader before provisioning; its install
+  then failed for want of a Java 21 package."""
+  needs_21 = java.AtLeast('cassandra-stress 3.18.1', 21, (21,))
+  problem = java.ImageProblem(needs_21, 'debian12')
+  assert problem == (
+      'cassandra-stress 3.18.1 needs Java 21 or newer, and debian12'
+      ' packages Java 17 at most'
+  )
+  assert java.ImageProblem(needs_21, 'ubuntu2404') is None
+  assert java.ImageProblem(java.Exactly('Cassandra 5.0.9', 17), 'debian12') is (
+      None
+  )
