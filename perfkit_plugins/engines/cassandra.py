@@ -140,9 +140,16 @@ def PrepareDirsCommand(data_dir, log_dir, run_as=None):
   return f'mkdir -p {dirs}'
 
 
-def ReadableConfCommand(conf_dir):
-  """Lets every user read the config files the ssh user wrote."""
-  return f'chmod -R a+rX {shlex.quote(conf_dir)}'
+def ReadableInstallCommand(install_dir, log_dir):
+  """Lets every user read the install the ssh user unpacked and configured.
+
+  The database's own user runs it: whatever the ssh user's umask, it must
+  read the scripts, jars and config files (not the logs: its own).
+  """
+  return (
+      f'find {shlex.quote(install_dir)} -path {shlex.quote(log_dir)} -prune'
+      ' -o ! -type l -exec chmod a+rX {} +'
+  )
 
 
 def JvmOptionsCommand(conf_dir, file_name, options=(), comment_gc=False):
@@ -341,7 +348,7 @@ class CassandraEngine(base.Engine):
       vm.RemoteCommand(
           JvmOptionsCommand(self.conf_dir, versioned, comment_gc=True)
       )
-    vm.RemoteCommand(ReadableConfCommand(self.conf_dir))
+    vm.RemoteCommand(ReadableInstallCommand(self.install_dir, self.log_dir))
 
   def Start(self, vm):
     vm.RemoteCommand(

@@ -642,6 +642,9 @@ class HostMachines:
           stdout=log,
           stderr=subprocess.STDOUT,
           start_new_session=True,
+          # A machine's usual umask, whatever its owner's: what is made
+          # over ssh is read by the machine's other users (a database's).
+          umask=0o022,
       )
       self._sshd_processes.append(process)
       # `ip netns exec`, `unshare` and `sh` all exec: the PID is sshd's.

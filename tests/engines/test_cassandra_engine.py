@@ -192,7 +192,7 @@ def test_configure_defaults_writes_yaml_rack_file_and_start_options():
       cassandra.JvmOptionsCommand(
           CONF_DIR, 'jvm-server.options', cassandra_config.START_OPTIONS
       ),
-      f'chmod -R a+rX {CONF_DIR}',
+      cassandra.ReadableInstallCommand(INSTALL_DIR, INSTALL_DIR + '/logs'),
   ]
   assert vm.commands[0].startswith(f'{{ mkdir -p {DATA_DIR}; }}')
   assert engine.volumes[vm.name].Metadata() == {
@@ -427,6 +427,35 @@ def test_the_database_runs_as_its_own_user_owning_its_directories():
   assert vm.CommandsMatching(r'^sudo -u cassandra sh -c .*bin/cassandra -R')
   assert vm.CommandsMatching(r' sudo kill "\$pid"')
   assert vm.CommandsMatching(rf'sudo rm -rf {data_dir}/data ')
+
+
+def test_the_install_is_readable_by_the_database_whatever_the_umask(
+    tmp_path,
+):
+  install = tmp_path / f'c {NASTY}'
+  logs = install / 'logs'
+  for directory in (install / 'conf', logs):
+    directory.mkdir(parents=True, mode=0o700)
+  (install / 'conf' / 'cassandra.yaml').write_text('x')
+  (install / 'conf' / 'cassandra.yaml').chmod(0o600)
+  (logs / 'system.log').write_text('mine')
+  (logs / 'system.log').chmod(0o600)
+  install.chmod(0o700)
+  result = Sh(
+      cassandra.ReadableInstallCommand(str(install), str(logs)), tmp_path
+  )
+  assert result.returncode == 0, result.stderr
+  modes = {
+      p.relative_to(install).as_posix(): p.stat().st_mode & 0o777
+      for p in [install, *install.rglob('*')]
+  }
+  assert modes == {
+      '.': 0o755,
+      'conf': 0o755,
+      'conf/cassandra.yaml': 0o644,
+      'logs': 0o700,
+      'logs/system.log': 0o600,
+  }
 
 
 def test_start_command_runs_bin_cassandra_in_the_install_dir(tmp_path):

@@ -288,6 +288,9 @@ def test_a_machines_opt_pkb_and_tmp_cannot_be_reached_by_other_users(
           '/opt/pkb:',
           '/tmp/pkb:',
       ]
+      # Sessions get a machine's usual umask, not the owner's 077: what PKB
+      # unpacks is read by the database's own user.
+      assert machines.Ssh('box', 'umask').stdout.strip() == '0022'
   finally:
     os.umask(previous)
     shutil.rmtree(work_dir, ignore_errors=True)
