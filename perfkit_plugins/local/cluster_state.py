@@ -77,6 +77,11 @@ class State:
     run_uri: pkb.py's run URI, once it runs.
     results_dir: where the run's results are copied (<it>/<run_uri>/).
     results_kept: whether PKB's run directory was copied there.
+    results_owner: [uid, gid] the results are given to (who ran sudo), or
+      None.
+    boot_id: the boot the cluster was made in (after a reboot its
+      processes and network are gone, and their names may be another
+      cluster's).
   """
 
   owner: processes.Process
@@ -91,6 +96,8 @@ class State:
   run_uri: str | None = None
   results_dir: str | None = None
   results_kept: bool = False
+  results_owner: list | None = None
+  boot_id: str = dataclasses.field(default_factory=lambda: BootId())
 
   def Alive(self):
     """Whether its owner still runs (else the cluster is stale)."""
@@ -111,6 +118,8 @@ class State:
             'run_uri': self.run_uri,
             'results_dir': self.results_dir,
             'results_kept': self.results_kept,
+            'results_owner': self.results_owner,
+            'boot_id': self.boot_id,
         },
         indent=1,
     )
@@ -133,6 +142,8 @@ class State:
         run_uri=data.get('run_uri'),
         results_dir=data.get('results_dir'),
         results_kept=bool(data.get('results_kept')),
+        results_owner=data.get('results_owner'),
+        boot_id=str(data.get('boot_id', '')),
     )
 
   def Problem(self, work_dir):
@@ -158,6 +169,14 @@ class State:
       if entry.get('netns') != f'{tag}-{index}':
         return f'it names the namespace {entry.get("netns")!r}'
     return None
+
+
+def BootId():
+  """This boot's id (the kernel's random boot_id), or '' where none."""
+  try:
+    return pathlib.Path('/proc/sys/kernel/random/boot_id').read_text().strip()
+  except OSError:
+    return ''
 
 
 def _IsEntryName(name):
@@ -237,7 +256,11 @@ def _SshProcessesOf(work_dir):
     if not entry.name.isdigit():
       continue
     command = processes.CommandLine(int(entry.name))
-    if command.startswith('ssh') and marker in command:
+    try:
+      mine = entry.stat().st_uid == os.geteuid()
+    except OSError:
+      continue
+    if mine and command.startswith('ssh') and marker in command:
       pids.append(int(entry.name))
   return pids
 
@@ -266,14 +289,20 @@ def Teardown(work_dir, state, machines=None, keep_results=None):
     What is left (namespaces, links, paths); empty when all is gone. The
     state file stays while anything is left, so `down` can try again.
   """
-  if state.pkb is not None:
+  this_boot = state.boot_id == BootId()
+  if state.pkb is not None and this_boot:
     processes.End(state.pkb)
   if machines is None and state.machines:
     machines = host_machines.HostMachines.FromRecord(state.machines)
-  if machines is not None:
+  left = []
+  if machines is not None and this_boot:
     machines.Destroy()
+    left = machines.Leftovers()
+  elif machines is not None:
+    # Made before a reboot: its processes and network went with it, and
+    # its names may be a live cluster's now. Only its files remain.
+    shutil.rmtree(machines.root, ignore_errors=True)
   processes.EndPids(lambda: _SshProcessesOf(work_dir), grace_s=5)
-  left = machines.Leftovers() if machines is not None else []
   work_dir = pathlib.Path(work_dir)
   evidence = state.run_uri and RunDir(work_dir, state.run_uri).is_dir()
   if evidence and not state.results_kept and keep_results is not None:

@@ -215,6 +215,6 @@ def WorkDirProblem(work_dir):
     return (
         f'the work directory {work_dir} is under /tmp, which every machine'
         ' replaces with its own: use one elsewhere (default'
-        ' /var/tmp/scylla_phases_local)'
+        ' /var/lib/scylla_phases_local)'
     )
   return None

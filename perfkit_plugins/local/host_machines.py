@@ -41,8 +41,10 @@ import dataclasses
 import fcntl
 import http.client
 import ipaddress
+import grp
 import os
 import pathlib
+import pwd
 import shlex
 import shutil
 import socket
@@ -132,8 +134,24 @@ def _Run(*args, check=True, **kwargs):
   )
 
 
+def _Known(uid):
+  """Whether this host's name services know `uid` as a user or group id."""
+  for lookup in (pwd.getpwuid, grp.getgrgid):
+    try:
+      lookup(uid)
+      return True
+    except KeyError:
+      pass
+  return False
+
+
 def _FreeUid(passwd_text, group_text, first=_FIRST_LOGIN_UID):
-  """The first UID from `first` that is neither a user's nor a group's id."""
+  """The first id from `first` that no user or group has.
+
+  Neither in the machine's files nor in this host's name services (a
+  directory service's user with that id could reach the login user's
+  files and processes).
+  """
   taken = set()
   for text in (passwd_text, group_text):
     for line in text.splitlines():
@@ -141,7 +159,7 @@ def _FreeUid(passwd_text, group_text, first=_FIRST_LOGIN_UID):
       if len(fields) > 2 and fields[2].isdigit():
         taken.add(int(fields[2]))
   uid = first
-  while uid in taken:
+  while uid in taken or _Known(uid):
     uid += 1
   return uid
 
@@ -189,15 +207,20 @@ def PrivateEtc(etc_dir, machine_name, address):
   return uid, uid
 
 
-def _AuthorizeKey(home, public_key, owner):
-  """Puts `public_key` into <home>/.ssh/authorized_keys, all owner's."""
-  ssh_dir = pathlib.Path(home) / '.ssh'
-  ssh_dir.mkdir(parents=True, exist_ok=True)
-  keys = ssh_dir / 'authorized_keys'
-  keys.write_text(public_key)
-  for path, mode in ((home, 0o755), (ssh_dir, 0o700), (keys, 0o600)):
-    os.chown(path, *owner, follow_symlinks=False)
-    os.chmod(path, mode)
+def AuthorizeKeys(etc_dir, public_key, users):
+  """The keys sshd takes for each of `users`: <etc>/ssh/keys/<user>.
+
+  Root's files in the machine's own /etc, which sshd reads by an absolute
+  path (AuthorizedKeysFile): no user's home is ever consulted, so a user
+  of this host with keys in a home the machines can see logs in nowhere.
+  """
+  keys_dir = pathlib.Path(etc_dir) / 'ssh' / 'keys'
+  keys_dir.mkdir(parents=True, exist_ok=True)
+  keys_dir.chmod(0o755)
+  for user in users:
+    path = keys_dir / user
+    path.write_text(public_key)
+    path.chmod(0o644)
 
 
 def _Wait(predicate, timeout, what):
@@ -555,9 +578,10 @@ class HostMachines:
       (d / name).chmod(mode)
     shutil.copytree('/etc', d / 'etc', symlinks=True)
     login = PrivateEtc(d / 'etc', machine.name, machine.address)
-    _AuthorizeKey(d / 'home' / LOGIN_USER, public_key, login)
-    _AuthorizeKey(d / 'root', public_key, (0, 0))
-    (d / 'root').chmod(0o700)
+    home = d / 'home' / LOGIN_USER
+    home.mkdir()
+    os.chown(home, *login)
+    AuthorizeKeys(d / 'etc', public_key, (LOGIN_USER, 'root'))
     for path in PRIVATE_STATE:
       if os.path.isdir(path):
         shutil.copytree(
@@ -608,12 +632,14 @@ class HostMachines:
     config.write_text(
         f'ListenAddress {machine.address}\n'
         f'HostKey {host_key}\n'
-        'AuthorizedKeysFile .ssh/authorized_keys\n'
+        'AuthorizedKeysFile /etc/ssh/keys/%u\n'
+        f'AllowUsers {LOGIN_USER} root\n'
+        'DisableForwarding yes\n'
         'PermitRootLogin prohibit-password\n'
         'PasswordAuthentication no\n'
         'KbdInteractiveAuthentication no\n'
         'UsePAM no\n'
-        'StrictModes no\n'
+        'StrictModes yes\n'
         'MaxSessions 100\n'
         'Subsystem sftp internal-sftp\n'
         'MaxStartups 100\n'

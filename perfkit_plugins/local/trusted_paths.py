@@ -28,6 +28,7 @@ Each check returns None when the path can be used, else one sentence
 saying who could change what, and how to fix it; nothing is changed.
 """
 
+import grp
 import os
 import pathlib
 import pwd
@@ -54,19 +55,36 @@ def _Owner(uid):
     return f'UID {uid}'
 
 
+def _GroupIsOwners(st):
+  """Whether the group of a file is root's, or its owner's own alone.
+
+  A user's private group (same name, no other member) is theirs: a
+  checkout made with umask 002 (Ubuntu's) is group-writable by them only.
+  """
+  if st.st_gid == 0:
+    return True
+  try:
+    group = grp.getgrgid(st.st_gid)
+    owner = pwd.getpwuid(st.st_uid).pw_name
+  except KeyError:
+    return False
+  return group.gr_name == owner and set(group.gr_mem) <= {owner}
+
+
 def EntryProblem(path, st, trusted_uids):
   """Why one file or directory (its lstat) is not trusted, or None."""
-  if stat.S_ISLNK(st.st_mode):
-    if st.st_uid in trusted_uids:
-      return None
-    return f'{path} is a symbolic link of {_Owner(st.st_uid)}'
   if st.st_uid not in trusted_uids:
+    kind = (
+        'is a symbolic link of' if stat.S_ISLNK(st.st_mode) else ('belongs to')
+    )
     return (
-        f'{path} belongs to {_Owner(st.st_uid)}, who could change what root'
+        f'{path} {kind} {_Owner(st.st_uid)}, who could change what root'
         ' runs or removes there'
     )
+  if stat.S_ISLNK(st.st_mode):
+    return None
   others_write = st.st_mode & stat.S_IWOTH or (
-      st.st_mode & stat.S_IWGRP and st.st_gid != 0
+      st.st_mode & stat.S_IWGRP and not _GroupIsOwners(st)
   )
   if others_write and not (
       stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
@@ -78,38 +96,68 @@ def EntryProblem(path, st, trusted_uids):
   return None
 
 
+# Links followed while resolving one path, at most (the kernel's limit).
+_MAX_LINKS = 40
+
+
+def _Traversed(path):
+  """Yields (path, lstat) of every entry the kernel passes to reach `path`.
+
+  From `/`, each directory in turn, each symbolic link and then what it
+  points to, as the kernel resolves them (`..` after a link applies to
+  where the link led); stops at the first entry that does not exist.
+
+  Raises:
+    OSError: more than _MAX_LINKS links.
+  """
+  absolute = os.path.join(os.getcwd(), os.fspath(path))
+  pending = list(reversed(pathlib.PurePosixPath(absolute).parts[1:]))
+  current = '/'
+  yield current, os.lstat(current)
+  links = 0
+  while pending:
+    name = pending.pop()
+    if name == '.':
+      continue
+    if name == '..':
+      current = os.path.dirname(current)
+      continue
+    candidate = os.path.join(current, name)
+    try:
+      st = os.lstat(candidate)
+    except FileNotFoundError:
+      return
+    yield candidate, st
+    if not stat.S_ISLNK(st.st_mode):
+      current = candidate
+      continue
+    links += 1
+    if links > _MAX_LINKS:
+      raise OSError(f'{path}: more than {_MAX_LINKS} symbolic links')
+    target = pathlib.PurePosixPath(os.readlink(candidate))
+    if target.is_absolute():
+      current = '/'
+    pending.extend(
+        reversed(target.parts[1:] if target.is_absolute() else (target.parts))
+    )
+
+
 def PathProblem(path, trusted_uids=None):
   """Why `path` (and every directory above it) is not trusted, or None.
 
-  Symbolic links on the way are followed: the path checked is the real
-  one, and each link must be trusted too. A path that does not exist yet
-  is checked up to its last existing directory.
+  Every entry on the way counts (trusted_paths' rule), symbolic links and
+  what they lead to included, as the kernel resolves them. A path that
+  does not exist yet is checked up to its last existing part: check it
+  again once made.
   """
   trusted_uids = TrustedUids() if trusted_uids is None else trusted_uids
-  path = pathlib.Path(os.path.abspath(path))
-  for link in [path, *path.parents]:
-    try:
-      st = os.lstat(link)
-    except FileNotFoundError:
-      continue
-    if stat.S_ISLNK(st.st_mode):
-      problem = EntryProblem(link, st, trusted_uids)
+  try:
+    for entry, st in _Traversed(path):
+      problem = EntryProblem(entry, st, trusted_uids)
       if problem:
         return problem
-  real = pathlib.Path(os.path.realpath(path))
-  return _FirstProblem(reversed([real, *real.parents]), trusted_uids)
-
-
-def _FirstProblem(paths, trusted_uids):
-  """The first EntryProblem of the existing ones of `paths`, or None."""
-  for path in paths:
-    try:
-      st = os.lstat(path)
-    except FileNotFoundError:
-      continue
-    problem = EntryProblem(path, st, trusted_uids)
-    if problem:
-      return problem
+  except OSError as e:
+    return str(e)
   return None
 
 
@@ -126,12 +174,18 @@ def TreeProblem(root, trusted_uids=None):
   trusted_uids = TrustedUids() if trusted_uids is None else trusted_uids
   problem = PathProblem(root, trusted_uids)
   for directory, dirs, files in os.walk(os.path.realpath(root)):
-    if problem:
-      break
-    problem = _FirstProblem(
-        (os.path.join(directory, name) for name in dirs + files),
-        trusted_uids,
-    )
+    for name in dirs + files:
+      if problem:
+        return problem
+      path = os.path.join(directory, name)
+      try:
+        st = os.lstat(path)
+      except FileNotFoundError:
+        continue
+      problem = EntryProblem(path, st, trusted_uids)
+      if not problem and stat.S_ISLNK(st.st_mode):
+        # What the link leads to, wherever it is.
+        problem = PathProblem(path, trusted_uids)
   return problem
 
 

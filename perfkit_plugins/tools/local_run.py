@@ -97,7 +97,8 @@ from perfkit_plugins.tools import pkb_location
 from perfkit_plugins.tools import report_command
 
 PROG = 'scylla-phases-local'
-DEFAULT_WORK_DIR = '/var/tmp/scylla_phases_local'
+# In a directory only root can write: no other user can make it first.
+DEFAULT_WORK_DIR = '/var/lib/scylla_phases_local'
 DEFAULT_RESULTS_DIR = 'scylla_phases_local_results'
 CONFIG_NAME = 'scylla_phases_local.yaml'
 CASSANDRA_VERSION = cassandra_build.CASSANDRA_50
@@ -141,6 +142,7 @@ HOST_CHANGING_PKB_FLAGS = (
     'https_proxy',
     'ftp_proxy',
     'config_override',  # can set any flag in the config
+    'flagfile',  # can set any of these
 )
 # How long pkb.py may run before it is interrupted as by a Ctrl-C.
 DEFAULT_PKB_TIMEOUT_MIN = 120
@@ -517,11 +519,14 @@ def ClaimWorkDir(work_dir, checkout, new_state, results_dir=None):
     trusted_paths.MakePrivateDir(work_dir)
     new_state.made_work_dir = True
   except FileExistsError:
-    problem = trusted_paths.PrivateDirProblem(work_dir)
-    if problem:
-      raise Refusal(problem) from None
+    pass
   except PermissionError as e:
     raise Refusal(str(e)) from e
+  # Again once it exists: a directory above it another user made in the
+  # meantime is refused.
+  problem = WorkDirTrustProblem(work_dir)
+  if problem:
+    raise Refusal(problem)
   with _Locked(work_dir):
     state = _ReadState(work_dir)
     if state is None and any(work_dir.iterdir()):
@@ -555,12 +560,13 @@ def ClaimWorkDir(work_dir, checkout, new_state, results_dir=None):
     cluster_state.Write(work_dir, new_state)
 
 
-def _ResultsOwner():
-  """(uid, gid) the results are given to: the user who ran sudo, or None."""
-  uid = os.environ.get('SUDO_UID', '')
-  gid = os.environ.get('SUDO_GID', '')
+def ResultsOwner(environ=None):
+  """[uid, gid] the results are given to: the user who ran sudo, or None."""
+  environ = os.environ if environ is None else environ
+  uid = environ.get('SUDO_UID', '')
+  gid = environ.get('SUDO_GID', '')
   if uid.isdigit() and gid.isdigit() and int(uid) != 0:
-    return int(uid), int(gid)
+    return [int(uid), int(gid)]
   return None
 
 
@@ -581,10 +587,7 @@ def KeepRunResults(work_dir, state, pkb_failed=True):
   if not source.is_dir():
     return None
   results = pathlib.Path(state.results_dir)
-  problem = trusted_paths.PathProblem(results)
-  if problem:
-    raise PermissionError(problem)
-  results.mkdir(mode=0o755, parents=True, exist_ok=True)
+  _MakeResultsDir(results)
   target = results / state.run_uri
   shutil.copytree(source, target, ignore=_NotRegular)
   if state.config and os.path.isfile(state.config):
@@ -597,24 +600,56 @@ def KeepRunResults(work_dir, state, pkb_failed=True):
   if console.exists() and pkb_failed:
     # What pkb.py printed before its log existed (a bad flag, a crash).
     shutil.copy(console, target / 'pkb_console.log')
-  _HandOver(target)
+  _HandOver(target, state.results_owner)
   return target
 
 
-def _HandOver(target):
-  """Makes a run's results readable, and the sudo user's, never via a link."""
-  owner = _ResultsOwner()
-  for _, dirs, files, dir_fd in os.fwalk(target):
-    for name in dirs:
-      os.chmod(name, 0o755, dir_fd=dir_fd, follow_symlinks=False)
-    for name in files:
-      os.chmod(name, 0o644, dir_fd=dir_fd, follow_symlinks=False)
+def _MakeResultsDir(results):
+  """Makes the results directory (and what is missing above it) 0755.
+
+  Checked before and again after: a directory another user made in
+  between, or a link, is refused.
+
+  Raises:
+    PermissionError: it is not trusted (trusted_paths.PathProblem).
+  """
+  problem = trusted_paths.PathProblem(results)
+  if not problem:
+    umask = os.umask(0o022)
+    try:
+      results.mkdir(parents=True, exist_ok=True)
+    finally:
+      os.umask(umask)
+    problem = trusted_paths.PathProblem(results) or (
+        None
+        if results.is_dir() and not results.is_symlink()
+        else f'{results} is not a directory'
+    )
+  if problem:
+    raise PermissionError(problem)
+
+
+def _HandOver(target, owner):
+  """Makes a run's results readable, and `owner`'s (uid, gid) if given.
+
+  Through file descriptors opened without following links: nothing
+  outside the results is ever changed.
+  """
+  fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+  try:
+    os.fchmod(fd, 0o755)
     if owner:
-      for name in dirs + files:
-        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
-  os.chmod(target, 0o755)
-  if owner:
-    os.chown(target, *owner, follow_symlinks=False)
+      os.fchown(fd, *owner)
+    for _, dirs, files, dir_fd in os.fwalk(dir_fd=fd):
+      for name in dirs:
+        os.chmod(name, 0o755, dir_fd=dir_fd, follow_symlinks=False)
+      for name in files:
+        os.chmod(name, 0o644, dir_fd=dir_fd, follow_symlinks=False)
+      if owner:
+        for name in dirs + files:
+          os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
+  finally:
+    os.close(fd)
 
 
 def _Teardown(work_dir, state, machines=None, results_dir=None):
@@ -710,6 +745,7 @@ class _LocalRun:
         servers=self.servers,
         loaders=self.loaders,
         results_dir=str(pathlib.Path(args.results_dir).absolute()),
+        results_owner=ResultsOwner(),
     )
     self.machines = None
     self.pkb_ended = False
@@ -902,6 +938,10 @@ def _Run(args, pkb_flags):
   if problem:
     raise Refusal(problem)
   lib_dir = _FetchJars()
+  # Again once fetched: a cache directory made meanwhile must be trusted.
+  problem = host_checks.JarCacheProblem()
+  if problem:
+    raise Refusal(problem)
   run = _LocalRun(args, pkb_flags, work_dir, checkout)
   ClaimWorkDir(work_dir, checkout, run.state, args.results_dir)
   _Say(
@@ -947,7 +987,7 @@ def _Run(args, pkb_flags):
         _Say('== Report (scylla-phases-report)')
         if _Report(results, kept):
           _Say('== The report could not be made (see above)')
-        _HandOver(kept)
+        _HandOver(kept, run.state.results_owner)
         statuses = PhaseStatuses(results.read_text())
         failed = [s for s in statuses if s[1] != 1]
         _Say(

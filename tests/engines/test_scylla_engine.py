@@ -263,13 +263,9 @@ def test_the_data_directory_stays_the_databases(testdata, tmp_path):
   ] == []
 
 
-def test_apt_timers_and_the_guest_agents_nic_setup_stay_active(
-    testdata, tmp_path
-):
-  """ScyllaDB's images mask apt's and other periodic jobs and tell GCE's
-  guest agent to leave NIC queues alone; the servers are made so before
-  scylla_setup, and the samples say what was masked."""
-  vm = _Server(
+def _SmallServer(testdata):
+  """A 16-vCPU GCE server with one local SSD."""
+  return _Server(
       testdata,
       'server-0',
       '10.0.0.2',
@@ -279,6 +275,15 @@ def test_apt_timers_and_the_guest_agents_nic_setup_stay_active(
       1,
       'ens4',
   )
+
+
+def test_apt_timers_and_the_guest_agents_nic_setup_stay_active(
+    testdata, tmp_path
+):
+  """ScyllaDB's images mask apt's and other periodic jobs and tell GCE's
+  guest agent to leave NIC queues alone; the servers are made so before
+  scylla_setup, and the samples say what was masked."""
+  vm = _SmallServer(testdata)
   engine = _Engine(1, tmp_path)
   engine.Configure(vm, ['10.0.0.2'], SLOT)
   (quiet,) = vm.CommandsMatching(r'masked=; for unit in')
@@ -298,16 +303,7 @@ def test_apt_timers_and_the_guest_agents_nic_setup_stay_active(
 def test_scylla_setups_swapfile_on_the_boot_disk_is_said(testdata, tmp_path):
   """scylla_setup makes /swapfile on the boot disk; where and how big is
   published with every sample."""
-  vm = _Server(
-      testdata,
-      'server-0',
-      '10.0.0.2',
-      _Lsblk(('nvme0n1', 'nvme_card-pd'), [('nvme1n1', 'nvme_card0')]),
-      '',
-      16,
-      1,
-      'ens4',
-  )
+  vm = _SmallServer(testdata)
   engine = _Engine(1, tmp_path)
   engine.Configure(vm, ['10.0.0.2'], SLOT)
   metadata, _ = engine.Tuning([vm])

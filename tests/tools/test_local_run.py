@@ -62,7 +62,7 @@ def test_no_arguments_run_three_servers_and_two_loaders():
       2,
       False,
   )
-  assert args.work_dir == '/var/tmp/scylla_phases_local'
+  assert args.work_dir == '/var/lib/scylla_phases_local'
   assert pkb_flags == []
 
 
@@ -110,6 +110,7 @@ def test_flags_the_command_sets_itself_are_refused_after_the_dash(capsys):
         '--kernel_modules_to_add=dummy',
         '--enable_transparent_hugepages=false',
         '--config_override=scylla_phases.flags.sysctl=a=1',
+        '--flagfile=/tmp/flags.txt',
     ],
 )
 def test_pkb_flags_that_would_change_the_host_are_refused(capsys, argument):

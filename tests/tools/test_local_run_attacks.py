@@ -34,6 +34,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 
 import pytest
@@ -436,3 +437,108 @@ def test_a_stress_tarball_or_jar_another_user_can_write_is_refused(tmp_path):
   assert 'cassandra-all.jar belongs to nobody' in host_checks.JarCacheProblem(
       cache
   )
+
+
+def test_a_link_through_another_users_link_is_refused(shared_dir):
+  """A trusted link whose way leads through a link another user can swap."""
+  (shared_dir / 'target').mkdir()
+  _AsNobody(f'ln -s {shared_dir}/target {shared_dir}/theirs')
+  mine = shared_dir.parent / f'pkbatklink{os.getpid()}'
+  mine.symlink_to(shared_dir / 'theirs')
+  try:
+    problem = trusted_paths.PathProblem(mine / 'results')
+    assert f'{shared_dir}/theirs is a symbolic link of nobody' in problem
+  finally:
+    mine.unlink()
+
+
+def test_dot_dot_after_a_link_is_checked_where_the_kernel_goes(shared_dir):
+  """`link/../x` is x beside the link's target, not beside the link."""
+  _AsNobody(f'mkdir -p {shared_dir}/theirs/sub')
+  link = shared_dir.parent / f'pkbatkdots{os.getpid()}'
+  link.symlink_to(shared_dir / 'theirs' / 'sub')
+  try:
+    assert 'belongs to nobody' in trusted_paths.PathProblem(f'{link}/../x')
+  finally:
+    link.unlink()
+
+
+def test_a_results_dir_made_by_another_user_meanwhile_is_refused(
+    monkeypatch, shared_dir
+):
+  """Between the check and the mkdir another user makes the directory."""
+  results = shared_dir / 'results'
+  mkdir = pathlib.Path.mkdir
+
+  def Raced(path, *args, **kwargs):
+    if path == results:
+      _AsNobody(f'mkdir {results}')
+    return mkdir(path, *args, **kwargs)
+
+  monkeypatch.setattr(pathlib.Path, 'mkdir', Raced)
+  with pytest.raises(PermissionError, match='belongs to nobody'):
+    local_run._MakeResultsDir(results)  # pylint: disable=protected-access
+
+
+def test_results_are_readable_by_the_sudo_user_whatever_the_umask(tmp_path):
+  previous = os.umask(0o077)
+  try:
+    results = tmp_path / 'a' / 'results'
+    local_run._MakeResultsDir(results)  # pylint: disable=protected-access
+  finally:
+    os.umask(previous)
+  assert results.stat().st_mode & 0o777 == 0o755
+  assert (tmp_path / 'a').stat().st_mode & 0o777 == 0o755
+
+
+def test_a_group_of_the_owner_alone_may_write(tmp_path):
+  """Ubuntu's umask 002 leaves a user's files writable by their own
+  group; a group with other members (or another name) may not write."""
+  path = tmp_path / 'checkout'
+  path.mkdir()
+  path.chmod(0o775)
+  os.chown(path, NOBODY, NOGROUP)
+  trusted = frozenset({0, NOBODY})
+  # nogroup is not nobody's own group (another name).
+  assert 'can be written by other users' in trusted_paths.PathProblem(
+      path, trusted
+  )
+  os.chown(path, 0, 0)
+  assert trusted_paths.PathProblem(path, trusted) is None
+
+
+def test_only_this_users_ssh_clients_are_ended_by_a_teardown(tmp_path):
+  marker = f'{tmp_path}/'
+  theirs = subprocess.Popen([
+      'setpriv',
+      f'--reuid={NOBODY}',
+      f'--regid={NOGROUP}',
+      '--clear-groups',
+      'sh',
+      '-c',
+      f'exec -a ssh sleep 300 {marker}',
+  ])
+  try:
+    deadline = 50
+    while deadline and processes.CommandLine(theirs.pid).split()[:1] != ['ssh']:
+      deadline -= 1
+      time.sleep(0.1)
+    assert theirs.pid not in cluster_state._SshProcessesOf(tmp_path)  # pylint: disable=protected-access
+  finally:
+    theirs.kill()
+    theirs.wait()
+
+
+def test_the_machines_take_keys_from_root_files_only(tmp_path):
+  """No home is consulted for keys: a user of this host whose home the
+  machines can see logs in nowhere."""
+  etc = tmp_path / 'etc'
+  (etc / 'ssh').mkdir(parents=True)
+  host_machines.AuthorizeKeys(
+      etc, 'ssh-ed25519 AAAA key\n', ('perfkit', 'root')
+  )
+  keys = etc / 'ssh' / 'keys'
+  assert sorted(p.name for p in keys.iterdir()) == ['perfkit', 'root']
+  assert {
+      (p.stat().st_uid, p.stat().st_mode & 0o777) for p in keys.iterdir()
+  } == {(0, 0o644)}
