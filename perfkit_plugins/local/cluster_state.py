@@ -55,6 +55,14 @@ _TAG = re.compile(rf'{TAG_PREFIX}\d{{1,8}}')
 PKB_DIR = 'pkb'
 
 
+def BootId():
+  """This boot's id (the kernel's random boot_id), or '' where none."""
+  try:
+    return pathlib.Path('/proc/sys/kernel/random/boot_id').read_text().strip()
+  except OSError:
+    return ''
+
+
 class StateError(Exception):
   """The state file cannot be read, or cannot be trusted."""
 
@@ -97,7 +105,7 @@ class State:
   results_dir: str | None = None
   results_kept: bool = False
   results_owner: list | None = None
-  boot_id: str = dataclasses.field(default_factory=lambda: BootId())
+  boot_id: str = dataclasses.field(default_factory=BootId)
 
   def Alive(self):
     """Whether its owner still runs (else the cluster is stale)."""
@@ -169,14 +177,6 @@ class State:
       if entry.get('netns') != f'{tag}-{index}':
         return f'it names the namespace {entry.get("netns")!r}'
     return None
-
-
-def BootId():
-  """This boot's id (the kernel's random boot_id), or '' where none."""
-  try:
-    return pathlib.Path('/proc/sys/kernel/random/boot_id').read_text().strip()
-  except OSError:
-    return ''
 
 
 def _IsEntryName(name):

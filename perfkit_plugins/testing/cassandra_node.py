@@ -167,7 +167,7 @@ class CassandraNode:
     self.bin_dir = self.install_dir / 'bin'
     self.conf_dir = self.install_dir / 'conf'
     self.log_dir = self.install_dir / 'logs'
-    self.pid_file = self.install_dir / 'cassandra.pid'
+    self.pid_file = self.log_dir / 'cassandra.pid'
     self.storage_port = FreePort()
     self.native_port = FreePort()
     self.jmx_port = FreePort()

@@ -388,7 +388,9 @@ def SigningKeys(release):
     ValueError: the series is not in the table.
   """
   series = '.'.join(release.split('.')[:2])
-  keys = SIGNING_KEYS.get(series) or SIGNING_KEYS.get(series.split('.')[0])
+  keys = SIGNING_KEYS.get(series) or SIGNING_KEYS.get(
+      series.split('.', maxsplit=1)[0]
+  )
   if keys is None:
     raise ValueError(f'no signing key known for ScyllaDB {series}')
   return keys
