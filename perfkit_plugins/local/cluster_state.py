@@ -304,17 +304,22 @@ def Teardown(work_dir, state, machines=None, keep_results=None):
     shutil.rmtree(machines.root, ignore_errors=True)
   processes.EndPids(lambda: _SshProcessesOf(work_dir), grace_s=5)
   work_dir = pathlib.Path(work_dir)
-  evidence = state.run_uri and RunDir(work_dir, state.run_uri).is_dir()
-  if evidence and not state.results_kept and keep_results is not None:
+  unsaved = (
+      state.run_uri
+      and not state.results_kept
+      and RunDir(work_dir, state.run_uri).is_dir()
+  )
+  why = 'not copied'
+  if unsaved and keep_results is not None:
     try:
       keep_results(state)
-      state.results_kept = True
+      state.results_kept, unsaved = True, False
     except OSError as e:
-      left.append(f'{RunDir(work_dir, state.run_uri)} (not copied: {e})')
-  elif evidence and not state.results_kept:
-    left.append(f'{RunDir(work_dir, state.run_uri)} (not copied)')
+      why = f'not copied: {e}'
+  if unsaved:
+    left.append(f'{RunDir(work_dir, state.run_uri)} ({why})')
   for name in reversed(state.made):
-    if name == PKB_DIR and evidence and not state.results_kept:
+    if name == PKB_DIR and unsaved:
       continue
     if not _Remove(work_dir / name):
       left.append(str(work_dir / name))

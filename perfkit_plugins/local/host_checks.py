@@ -155,10 +155,7 @@ def JarCacheProblem(cache_root=None):
   The jars run as root's servers' code: the cache and every directory
   above it must be trusted (trusted_paths.TreeProblem).
   """
-  cache_root = cache_root or cassandra_build.CacheRoot()
-  if not os.path.lexists(cache_root):
-    return trusted_paths.PathProblem(cache_root)
-  return trusted_paths.TreeProblem(cache_root)
+  return trusted_paths.TreeProblem(cache_root or cassandra_build.CacheRoot())
 
 
 def AvailableGib(meminfo_text):

@@ -168,8 +168,8 @@ def PrivateEtc(etc_dir, machine_name, address):
   """Fills `etc_dir`, a copy of this host's /etc, for one machine.
 
   Its own name and hosts, no name server (a lookup fails at once), and
-  LOGIN_USER: a user and group of their own, a home under /home, the
-  set's key, passwordless sudo.
+  LOGIN_USER: a user and group of their own (home /home/LOGIN_USER) and
+  passwordless sudo. Their key: AuthorizeKeys.
 
   Returns:
     (uid, gid) of LOGIN_USER.
@@ -308,12 +308,9 @@ def FreeSubnet(tag, used=None):
 def _NetworkLock():
   """Holds the network lock, in a root-only directory made if missing."""
   try:
-    trusted_paths.MakePrivateDir(NETWORK_LOCK_DIR)
-  except FileExistsError:
-    pass
-  problem = trusted_paths.PrivateDirProblem(NETWORK_LOCK_DIR)
-  if problem:
-    raise HostMachinesError(f'the network lock: {problem}')
+    trusted_paths.EnsurePrivateDir(NETWORK_LOCK_DIR)
+  except PermissionError as e:
+    raise HostMachinesError(f'the network lock: {e}') from e
   fd = os.open(
       NETWORK_LOCK_DIR / NETWORK_LOCK_NAME,
       os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,

@@ -78,11 +78,6 @@ def StressProblem(tarball):
   """
   tarball = pathlib.Path(tarball)
   sums = pathlib.Path(f'{tarball}.sha256')
-  problem = trusted_paths.PathProblem(tarball) or trusted_paths.PathProblem(
-      sums
-  )
-  if tarball.is_file() and sums.is_file() and problem:
-    return problem
   if not tarball.is_file() or not sums.is_file():
     return (
         f'no cassandra-stress distribution at {tarball} with its .sha256'
@@ -90,6 +85,11 @@ def StressProblem(tarball):
         f' {STRESS_NAME} (the release asset of scylladb/cassandra-stress,'
         ' or a build of it with the same layout)'
     )
+  problem = trusted_paths.PathProblem(tarball) or trusted_paths.PathProblem(
+      sums
+  )
+  if problem:
+    return problem
   if Sha256(tarball) != _PublishedSha256(tarball):
     return f'{tarball} does not match its checksum in {sums}'
   return None

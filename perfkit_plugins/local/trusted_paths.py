@@ -22,7 +22,9 @@ directory above it belong to a trusted user (root, and the user who ran
 sudo: they can become root anyway) and no one else can write them: a
 directory writable by others counts only with its sticky bit, which keeps
 others from renaming or removing what they do not own (/var/tmp). Group
-write counts as others' unless the group is root's.
+write counts as others' unless the group is root's or the owner's own
+private group. Symbolic links count, and so does what they lead to.
+Paths that do not exist yet are checked again once made.
 
 Each check returns None when the path can be used, else one sentence
 saying who could change what, and how to fix it; nothing is changed.
@@ -74,9 +76,7 @@ def _GroupIsOwners(st):
 def EntryProblem(path, st, trusted_uids):
   """Why one file or directory (its lstat) is not trusted, or None."""
   if st.st_uid not in trusted_uids:
-    kind = (
-        'is a symbolic link of' if stat.S_ISLNK(st.st_mode) else ('belongs to')
-    )
+    kind = 'is a symbolic link of' if stat.S_ISLNK(st.st_mode) else 'belongs to'
     return (
         f'{path} {kind} {_Owner(st.st_uid)}, who could change what root'
         ' runs or removes there'
@@ -134,12 +134,10 @@ def _Traversed(path):
     links += 1
     if links > _MAX_LINKS:
       raise OSError(f'{path}: more than {_MAX_LINKS} symbolic links')
-    target = pathlib.PurePosixPath(os.readlink(candidate))
-    if target.is_absolute():
-      current = '/'
-    pending.extend(
-        reversed(target.parts[1:] if target.is_absolute() else (target.parts))
-    )
+    target = pathlib.PurePosixPath(os.readlink(candidate)).parts
+    if target[:1] == ('/',):
+      current, target = '/', target[1:]
+    pending.extend(reversed(target))
 
 
 def PathProblem(path, trusted_uids=None):
@@ -217,6 +215,26 @@ def PrivateDirProblem(path):
         ' remove it'
     )
   return None
+
+
+def EnsurePrivateDir(path):
+  """Makes `path` a private directory (MakePrivateDir) unless it exists.
+
+  Returns:
+    Whether it was made here.
+
+  Raises:
+    PermissionError: it exists and is not private (PrivateDirProblem), or
+      what was made is not.
+  """
+  try:
+    MakePrivateDir(path)
+    return True
+  except FileExistsError:
+    problem = PrivateDirProblem(path)
+  if problem:
+    raise PermissionError(problem)
+  return False
 
 
 def MakePrivateDir(path):

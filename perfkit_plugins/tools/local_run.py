@@ -516,10 +516,7 @@ def ClaimWorkDir(work_dir, checkout, new_state, results_dir=None):
   if problem:
     raise Refusal(problem)
   try:
-    trusted_paths.MakePrivateDir(work_dir)
-    new_state.made_work_dir = True
-  except FileExistsError:
-    pass
+    new_state.made_work_dir = trusted_paths.EnsurePrivateDir(work_dir)
   except PermissionError as e:
     raise Refusal(str(e)) from e
   # Again once it exists: a directory above it another user made in the
@@ -554,8 +551,7 @@ def ClaimWorkDir(work_dir, checkout, new_state, results_dir=None):
       left = _Teardown(work_dir, state, results_dir=results_dir)
       if left:
         raise Refusal(f'could not remove it: {", ".join(left)} remain')
-      if not work_dir.exists():
-        trusted_paths.MakePrivateDir(work_dir)
+      if trusted_paths.EnsurePrivateDir(work_dir):
         new_state.made_work_dir = True
     cluster_state.Write(work_dir, new_state)
 

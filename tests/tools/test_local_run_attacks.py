@@ -30,6 +30,7 @@ run needs to make machines.
 import hashlib
 import os
 import pathlib
+import pwd
 import shutil
 import socket
 import subprocess
@@ -497,14 +498,16 @@ def test_a_group_of_the_owner_alone_may_write(tmp_path):
   path = tmp_path / 'checkout'
   path.mkdir()
   path.chmod(0o775)
-  os.chown(path, NOBODY, NOGROUP)
-  trusted = frozenset({0, NOBODY})
-  # nogroup is not nobody's own group (another name).
+  daemon = pwd.getpwnam('daemon')
+  trusted = frozenset({0, daemon.pw_uid})
+  # daemon's own group: named after it, with no other member.
+  os.chown(path, daemon.pw_uid, daemon.pw_gid)
+  assert trusted_paths.PathProblem(path, trusted) is None
+  # nogroup is not daemon's own group (another name).
+  os.chown(path, daemon.pw_uid, NOGROUP)
   assert 'can be written by other users' in trusted_paths.PathProblem(
       path, trusted
   )
-  os.chown(path, 0, 0)
-  assert trusted_paths.PathProblem(path, trusted) is None
 
 
 def test_only_this_users_ssh_clients_are_ended_by_a_teardown(tmp_path):
@@ -514,15 +517,21 @@ def test_only_this_users_ssh_clients_are_ended_by_a_teardown(tmp_path):
       f'--reuid={NOBODY}',
       f'--regid={NOGROUP}',
       '--clear-groups',
-      'sh',
+      # An ssh-named process of another user naming the work directory.
+      '/usr/bin/python3',
       '-c',
-      f'exec -a ssh sleep 300 {marker}',
+      (
+          'import os, sys;'
+          " os.execv('/bin/sh', ['ssh', '-c', 'sleep 300; true', sys.argv[1]])"
+      ),
+      marker,
   ])
   try:
     deadline = 50
     while deadline and processes.CommandLine(theirs.pid).split()[:1] != ['ssh']:
       deadline -= 1
       time.sleep(0.1)
+    assert processes.CommandLine(theirs.pid).endswith(marker)
     assert theirs.pid not in cluster_state._SshProcessesOf(tmp_path)  # pylint: disable=protected-access
   finally:
     theirs.kill()
