@@ -109,6 +109,8 @@ setuptools.setup(
         'hdrhistogram',
         'numpy',
         'jinja2',
+        # The report's statistics (core/stats); PKB's environment has it.
+        'scipy',
     ],
     extras_require={
         'test': [

@@ -17,6 +17,8 @@
     scylla-phases-report RUN_DIR/perfkitbenchmarker_results.json
     scylla-phases-report z3.json n2.json --plots_dir=z3_vs_n2
     scylla-phases-report a1.json a2.json --vs b1.json b2.json --json ab.json
+    scylla-phases-report a.json --vs b.json --noise_from aa*.json \
+        --fail_on=WORSE,INCONCLUSIVE
     scylla-phases-report --plan_ab --noise_from aa1.json aa2.json \
         --difference 5% --cluster_hours 3 --usd_per_cluster_hour 60
     scylla-phases-report runs/*.json --history history.csv
@@ -32,10 +34,13 @@ collapsed labels or not; a file may hold several runs). Four modes:
   --plots_dir. Tables: core/results/results_tables.py; plots:
   report_plots.py.
 * A/B (`--vs`): the files before --vs are arm A, after it arm B; per step,
-  op type and figure, B/A with its 95% interval and a verdict (BETTER,
-  WORSE, EQUIVALENT, INCONCLUSIVE) across all rows, a claim sentence per
-  row, optionally the rows as JSON (--json) and a forest plot (--forest,
-  else ab_forest.png in --plots_dir): core/results/ab_comparison.py.
+  op type and figure, B/A with the interval its verdict rests on and a
+  verdict (BETTER, WORSE, EQUIVALENT, INCONCLUSIVE) across all rows, a
+  claim sentence per row, optionally the rows as JSON (--json) and a
+  forest plot (--forest, else ab_forest.png in --plots_dir):
+  core/results/ab_comparison.py. With one cluster per arm, --noise_from
+  gives the noise between clusters an A/A experiment measured; --fail_on
+  makes verdicts an exit status for pipelines.
 * planning (`--plan_ab`): clusters per arm, cost and run order for an A/B
   comparison, from the noise measured on an A/A experiment's runs
   (--noise_from) or from noise assumed and said to be (--assume_cv):
@@ -44,7 +49,8 @@ collapsed labels or not; a file may hold several runs). Four modes:
   change-point tools: core/results/history.py.
 
 Exits with 1 when a file cannot be read or written or the arms cannot be
-compared (the reason on stderr), 2 on a bad command line.
+compared (the reason on stderr), 2 on a bad command line, 3 when a row of
+an A/B comparison has a verdict --fail_on names (the rows on stderr).
 """
 
 import argparse
@@ -57,9 +63,18 @@ from perfkit_plugins.core.results import ab_comparison
 from perfkit_plugins.core.results import ab_plan
 from perfkit_plugins.core.results import history
 from perfkit_plugins.core.results import results_tables
+from perfkit_plugins.core.stats import comparison
 from perfkit_plugins.tools import report_plots
 
 DEFAULT_PLOTS_DIR = 'scylla_phases_report'
+# Exit status of an A/B comparison with a verdict --fail_on names.
+EXIT_VERDICT = 3
+_VERDICTS = (
+    comparison.BETTER,
+    comparison.WORSE,
+    comparison.EQUIVALENT,
+    comparison.INCONCLUSIVE,
+)
 
 
 def Fraction(text):
@@ -83,6 +98,22 @@ def Fraction(text):
         f'{text!r}: give a fraction such as 0.05 or a percentage such as 5%'
     )
   return value
+
+
+def _Verdicts(text):
+  """An argparse type: verdicts separated by commas, e.g. WORSE,INCONCLUSIVE.
+
+  Raises:
+    argparse.ArgumentTypeError: an empty list or a verdict not known.
+  """
+  verdicts = [v.strip().upper() for v in text.split(',') if v.strip()]
+  unknown = [v for v in verdicts if v not in _VERDICTS]
+  if not verdicts or unknown:
+    raise argparse.ArgumentTypeError(
+        f'{text!r}: give verdicts from {", ".join(_VERDICTS)}, separated by'
+        ' commas (e.g. WORSE,INCONCLUSIVE)'
+    )
+  return tuple(dict.fromkeys(verdicts))
 
 
 def _Margin(text):
@@ -168,6 +199,16 @@ def _Parser():
       '--json', metavar='FILE', help='write the compared rows as JSON'
   )
   ab.add_argument(
+      '--fail_on',
+      type=_Verdicts,
+      metavar='VERDICTS',
+      help=(
+          f'exit with {EXIT_VERDICT} when a row has one of these verdicts,'
+          ' e.g. WORSE or WORSE,INCONCLUSIVE (rows without a verdict count'
+          ' as INCONCLUSIVE); the report is printed and written first'
+      ),
+  )
+  ab.add_argument(
       '--forest',
       metavar='FILE.png',
       help=(
@@ -190,7 +231,8 @@ def _Parser():
       metavar='AA.json',
       help=(
           'results files of an A/A experiment (one configuration, two'
-          ' clusters or more): the noise to plan from'
+          ' clusters or more): the noise to plan from; with --vs, the noise'
+          ' between clusters of rows where each arm ran on one cluster'
       ),
   )
   plan.add_argument(
@@ -239,8 +281,12 @@ def _Parser():
   return parser
 
 
-_PLAN_ONLY = ('noise_from', 'assume_cv', 'difference', 'cluster_hours')
-_AB_ONLY = ('json', 'forest')
+_FOREST_TITLE = (
+    'B/A per figure (the interval each verdict rests on; shaded: equivalence'
+    ' margin)'
+)
+_PLAN_ONLY = ('assume_cv', 'difference', 'cluster_hours')
+_AB_ONLY = ('json', 'forest', 'fail_on')
 
 
 def _Given(args, name):
@@ -274,6 +320,8 @@ def _Check(parser, args):
   if args.history and args.vs:
     parser.error('--history writes every run given; it does not take --vs')
   if not args.vs:
+    if args.noise_from:
+      parser.error('--noise_from goes with --vs or --plan_ab')
     for name in _AB_ONLY + ('margin',):
       if _Given(args, name):
         parser.error(f'--{name} goes with --vs')
@@ -319,13 +367,20 @@ def _Tables(args):
 
 
 def _Compare(args):
-  """Arm A (the positional files) against arm B (--vs)."""
+  """Arm A (the positional files) against arm B (--vs).
+
+  Returns:
+    The rows whose verdict --fail_on names.
+  """
+  noise_files = tuple(args.noise_from or ())
   report = ab_comparison.Compare(
       _Load(args.results),
       _Load(args.vs),
       args.margin,
       tuple(args.results),
       tuple(args.vs),
+      _Load(noise_files) if noise_files else (),
+      noise_files,
   )
   print(ab_comparison.RenderComparison(report))
   written = []
@@ -340,14 +395,13 @@ def _Compare(args):
       directory = os.path.dirname(forest)
       if directory:
         os.makedirs(directory, exist_ok=True)
-      report_plots.PlotForest(
-          report.rows, forest, 'B/A per figure (95% CI; shaded: equivalence)'
-      )
+      report_plots.PlotForest(report.rows, forest, _FOREST_TITLE)
     except OSError as e:
       raise results_tables.ResultsError(f'{forest}: {e.strerror}') from e
     written.append(f'Forest plot: {forest}')
   if written:
     print('\n' + '\n'.join(written))
+  return [c for c in report.rows if c.row.verdict in (args.fail_on or ())]
 
 
 def _Plan(args):
@@ -392,21 +446,32 @@ def Main(argv=None):
 
   Returns:
     0; 1 when a file cannot be read or written or the arms cannot be
-    compared (the reason is on stderr). A bad command line exits with 2.
+    compared (the reason is on stderr); EXIT_VERDICT when a compared row
+    has a verdict --fail_on names (the rows are on stderr). A bad command
+    line exits with 2.
   """
   args = ParseArgs(sys.argv[1:] if argv is None else argv)
+  failing = []
   try:
     if args.plan_ab:
       _Plan(args)
     elif args.history:
       _History(args)
     elif args.vs:
-      _Compare(args)
+      failing = _Compare(args)
     else:
       _Tables(args)
   except (results_tables.ResultsError, ab_comparison.ComparisonError) as e:
     print(f'scylla-phases-report: {e}', file=sys.stderr)
     return 1
+  if failing:
+    print(
+        f'scylla-phases-report: {len(failing)} row(s) with a verdict'
+        f' --fail_on={",".join(args.fail_on)} names:\n'
+        + '\n'.join(f'  {ab_comparison.Claim(c)}' for c in failing),
+        file=sys.stderr,
+    )
+    return EXIT_VERDICT
   return 0
 
 

@@ -38,6 +38,7 @@ import os
 
 from perfkit_plugins.core import number_format
 from perfkit_plugins.core.results import results_tables
+from perfkit_plugins.core.stats import comparison
 
 FIGURE_SIZE_IN = (12, 7)
 DPI = 100
@@ -313,7 +314,7 @@ def _ForestLimits(rows):
   for c in rows:
     r = c.row
     values += [r.ratio, 1 - r.margin, 1 + r.margin]
-    values += [b for b in (r.ci_low, r.ci_high) if 0 < b < float('inf')]
+    values += [b for b in r.VerdictInterval()[:2] if 0 < b < float('inf')]
   low, high = min(values), max(values)
   return low / 1.03, high * 1.03
 
@@ -344,8 +345,9 @@ def _PercentChange(ratio):
 def PlotForest(rows, path, title='B/A per figure'):
   """A forest plot: each compared figure's B/A and interval, verdict colours.
 
-  One row per figure, the first at the top: the point is B/A, the line its
-  interval (dotted where the interval runs off the axis), the shaded band
+  One row per figure, the first at the top: the point is B/A, the line the
+  interval its verdict rests on, at that interval's level (the row's label
+  says it; dotted where the interval runs off the axis), the shaded band
   the figure's equivalence margin, the colour its verdict. The x axis is
   logarithmic (B/A = 0.8 and 1.25 lie equally far from 1) and labelled in
   percent change.
@@ -380,9 +382,10 @@ def PlotForest(rows, path, title='B/A per figure'):
         linewidth=0,
     )
     colour = VERDICT_COLOURS.get(r.verdict, 'black')
-    start = r.ci_low if r.ci_low > 0 else low
-    end = min(r.ci_high, high)
-    clipped = start != r.ci_low or end != r.ci_high
+    ci_low, ci_high, _ = r.VerdictInterval()
+    start = ci_low if ci_low > 0 else low
+    end = min(ci_high, high)
+    clipped = start != ci_low or end != ci_high
     axes.plot(
         (max(start, low), end),
         (y, y),
@@ -401,7 +404,13 @@ def PlotForest(rows, path, title='B/A per figure'):
   axes.xaxis.set_major_formatter(
       pyplot.FuncFormatter(lambda x, _: _PercentChange(x))
   )
-  axes.set_yticks(range(count), [c.label for c in reversed(rows)])
+  axes.set_yticks(
+      range(count),
+      [
+          f'{c.label} ({comparison.LevelText(c.row.VerdictInterval()[2])})'
+          for c in reversed(rows)
+      ],
+  )
   axes.set_ylim(-0.7, count - 0.3)
   axes.set_xlabel('B/A, percent change (log scale)')
   axes.grid(True, axis='x', alpha=0.3)

@@ -29,12 +29,14 @@ from perfkit_plugins.tools import report_command
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 
 
-def _Arm(write_runs, name, clusters, scale=1.0, seed=0, per_file=1):
-  """Files of one arm: `clusters` runs on as many clusters."""
+def _Arm(
+    write_runs, name, clusters, scale=1.0, seed=0, per_file=1, first_hour=0
+):
+  """Files of one arm: `clusters` runs on as many clusters, an hour apart."""
   runs = [
       dict(
           cluster=f'{name}{i}',
-          start=1_790_000_000 + 3600 * i,
+          start=1_790_000_000 + 3600 * (first_hour + i),
           scale=scale,
           seed=seed + i,
       )
@@ -102,6 +104,82 @@ def test_one_cluster_per_arm_warns_once(write_runs, capsys, tmp_path):
   assert (tmp_path / 'p' / 'ab_forest.png').read_bytes()[:8] == PNG_SIGNATURE
 
 
+def test_fail_on_exits_non_zero_exactly_when_a_row_has_the_verdict(
+    write_runs, capsys
+):
+  a = _Arm(write_runs, 'a', 3, seed=1)
+  worse = _Arm(write_runs, 'w', 3, scale=0.75, seed=11)
+  same = _Arm(write_runs, 's', 3, seed=21)
+  argv = ['--no_plots', '--fail_on=WORSE']
+  assert report_command.Main(a + ['--vs'] + worse + argv) == (
+      report_command.EXIT_VERDICT
+  )
+  err = capsys.readouterr().err
+  assert 'row(s) with a verdict --fail_on=WORSE names:' in err
+  assert 'read_small op rate: B/A = -2' in err and ': B is worse' in err
+  assert report_command.Main(a + ['--vs'] + same + argv) == 0
+  assert not capsys.readouterr().err
+  # Rows that settle nothing fail a pipeline that asks for it.
+  one = _Arm(write_runs, 'o', 1, seed=31)
+  assert (
+      report_command.Main(
+          one + ['--vs'] + _Arm(write_runs, 'p', 1, seed=41) + argv
+      )
+      == 0
+  )
+  assert (
+      report_command.Main(
+          one
+          + ['--vs']
+          + _Arm(write_runs, 'q', 1, seed=51)
+          + ['--no_plots', '--fail_on', 'worse,inconclusive']
+      )
+      == report_command.EXIT_VERDICT
+  )
+
+
+def test_an_aa_experiment_gives_one_cluster_per_arm_a_verdict(
+    write_runs, capsys
+):
+  aa = _Arm(write_runs, 'aa', 4, seed=61, per_file=2)
+  a = _Arm(write_runs, 'a', 1, seed=71)
+  b = _Arm(write_runs, 'b', 1, scale=0.75, seed=81)
+  argv = a + ['--vs'] + b + ['--noise_from'] + aa + ['--no_plots']
+  assert report_command.Main(argv) == 0
+  out = capsys.readouterr().out
+  assert 'Noise between clusters: A/A experiment of 4 runs on 4 clusters' in (
+      out
+  )
+  assert 'read_small op rate: B/A = -2' in out
+  assert 'No verdict' not in out
+  claim = [
+      line for line in out.splitlines() if 'read_small op rate: B/A' in line
+  ]
+  assert claim[0].split(': B is ')[1].startswith('worse')
+  assert (
+      report_command.Main(
+          a + ['--vs'] + b + ['--noise_from', a[0], '--no_plots']
+      )
+      == 1
+  )
+  assert 'cannot measure the noise between clusters' in (
+      capsys.readouterr().err
+  )
+
+
+def test_arms_run_one_after_the_other_are_said_so(write_runs, capsys):
+  a = _Arm(write_runs, 'a', 4, seed=91)
+  b = _Arm(write_runs, 'b', 4, seed=101, first_hour=4)
+  assert report_command.Main(a + ['--vs'] + b + ['--no_plots']) == 0
+  out = capsys.readouterr().out
+  assert (
+      'Run order: not interleaved: correlation of arm and start time +0.87'
+      ' (every A cluster started before every B cluster)'
+  ) in out
+  assert 'Unit replicated: clusters, with a linear trend in time' in out
+  assert 'B/A adjusted for a linear trend common to both arms' in out
+
+
 @pytest.mark.parametrize(
     'text, value', [('3%', 0.03), ('0.03', 0.03), ('2.5%', 0.025)]
 )
@@ -119,7 +197,15 @@ def test_margin_is_a_fraction_or_a_percentage(text, value):
         (['--plan_ab', '--difference', '5%'], 'needs measured noise'),
         (['--plan_ab', '--noise_from', 'x'], 'needs --difference'),
         (['--plan_ab', '--assume_cv', '2%', '--difference', '5%'], 'BETWEEN'),
-        (['a.json', '--noise_from', 'x'], '--noise_from goes with --plan_ab'),
+        (
+            ['a.json', '--noise_from', 'x'],
+            '--noise_from goes with --vs or --plan_ab',
+        ),
+        (['a.json', '--fail_on', 'WORSE'], '--fail_on goes with --vs'),
+        (
+            ['a.json', '--vs', 'b.json', '--fail_on', 'WORST'],
+            'give verdicts from BETTER, WORSE, EQUIVALENT, INCONCLUSIVE',
+        ),
         ([], 'give one or more results files'),
     ],
 )

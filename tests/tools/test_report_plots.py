@@ -228,7 +228,13 @@ def test_forest_plot_colours_each_verdict(tmp_path, monkeypatch):
   assert pixels.shape[1] == report_plots.WIDTH_PX
   ((labels, colours, ticks),) = figures
   # The first row at the top: y labels run bottom-up.
-  assert labels == ['unknown', 'same', 'better', 'worse']
+  # Each label says the level of the interval its verdict rests on.
+  assert labels == [
+      'unknown (95%)',
+      'same (90%)',
+      'better (95%)',
+      'worse (95%)',
+  ]
   for verdict in ('WORSE', 'BETTER', 'EQUIVALENT', 'INCONCLUSIVE'):
     assert report_plots.VERDICT_COLOURS[verdict] in colours
   assert '0%' in ticks and '-20%' in ticks and '+20%' in ticks

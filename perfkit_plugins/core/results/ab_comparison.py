@@ -20,10 +20,13 @@ step, op type and figure (op rate; latency p50, p99 and p99.9 of the kind
 the step publishes: `rt` for fixed-rate steps, `st` otherwise), each arm's
 measurements are one per repeat of each run (intervals.Measurement: the
 value, the run's cluster, the repeat, and the within-run interval its
-sample carries). CompareArms tests B/A at the highest level both arms
-replicate (clusters, else repeats on one cluster, else single runs) and
-CompareRows adjusts the p-values of every row together (Benjamini-Hochberg)
-before the verdicts. Warm-up steps are never compared.
+sample carries, and when the run started). CompareArms tests B/A where
+the noise between clusters is known (both arms on several clusters, one
+arm on several, or an A/A experiment's noise given with --noise_from), with
+a trend in time when the arms did not take turns; elsewhere it shows the
+difference within what ran, without a verdict. CompareRows adjusts every
+row's p-values together (Benjamini-Hochberg) before the verdicts. Warm-up
+steps are never compared.
 
 Imports scipy (through core/stats): only the report's modules import it,
 never a module pkb.py loads.
@@ -34,6 +37,7 @@ import math
 
 from perfkit_plugins.core.results import results_tables
 from perfkit_plugins.core.stats import comparison
+from perfkit_plugins.core.stats import experiment
 from perfkit_plugins.core.stats import intervals
 
 LEVEL = 0.95
@@ -51,23 +55,38 @@ PERCENTILES = (
 RESPONSE_TIME = 'rt'
 # What each test method replicated, for the report's header.
 _REPLICATED = {
-    'welch_clusters': (
+    comparison.WELCH_CLUSTERS: (
         'clusters (Welch t test on log cluster means): the interval covers'
         ' differences between clusters'
     ),
-    'welch_repeats': (
-        'repeats on one cluster (Welch t test on log repeat values): the'
-        ' interval covers run-to-run noise on the clusters measured only'
+    comparison.AGAINST_ONE_CLUSTER: (
+        "clusters, in one arm only (the lone cluster against the other arm's"
+        ' cluster means, their spread taken for both): the interval covers'
+        ' differences between clusters'
     ),
-    'delta_within_run': (
+    comparison.GIVEN_NOISE: (
+        'one cluster per arm, with the noise between clusters an A/A'
+        ' experiment measured (--noise_from): the interval covers'
+        ' differences between clusters as that experiment saw them'
+    ),
+    comparison.TREND_ADJUSTED: (
+        'clusters, with a linear trend in time (least squares on arm and'
+        ' start time): the arms did not take turns'
+    ),
+    comparison.WELCH_REPEATS: (
+        'repeats on one cluster (Welch t test on log repeat values): the'
+        ' interval covers run-to-run noise on the clusters measured only;'
+        ' no verdict'
+    ),
+    comparison.DELTA_WITHIN_RUN: (
         "nothing (single runs): each run's own within-run interval, not the"
-        ' noise between runs or clusters'
+        ' noise between runs or clusters; no verdict'
     ),
 }
 
 
 class ComparisonError(ValueError):
-  """The arms cannot be compared (no shared figure, one run in both)."""
+  """The arms cannot be compared (no shared figure, a run counted twice)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,6 +189,8 @@ class Report:
     margins: equivalence margin by kind of figure ('op rate',
       'percentiles').
     margin_source: 'defaults' or how --margin set them.
+    noise_source: the A/A experiment whose noise rows of one cluster per
+      arm use, in words; '' when none was given.
   """
 
   a: Arm
@@ -178,6 +199,7 @@ class Report:
   skipped: tuple[str, ...]
   margins: dict
   margin_source: str
+  noise_source: str = ''
 
 
 def _BaseLabel(run):
@@ -254,10 +276,10 @@ def _Within(row):
 def Measurements(runs, figure):
   """A figure's measurements in some runs: one per repeat of each run.
 
-  A repeat's sample gives the value, the run's cluster, the repeat and
-  its within-run interval; the aggregate of the repeats (scylla_repeat 0)
-  is left out, the repeats being the units. A run that published only an
-  aggregate gives that.
+  A repeat's sample gives the value, the run's cluster, the repeat and its
+  within-run interval, the run its start; the aggregate of the repeats
+  (scylla_repeat 0) is left out, the repeats being the units. A run that
+  published only an aggregate gives that.
 
   Args:
     runs: results_tables.Run.
@@ -272,8 +294,11 @@ def Measurements(runs, figure):
     units = [
         r for r in rows if r.repeat != results_tables.AGGREGATE_REPEAT
     ] or rows
+    start = run.Time() or None
     measurements += [
-        intervals.Measurement(r.value, run.cluster, r.repeat or 1, _Within(r))
+        intervals.Measurement(
+            r.value, run.cluster, r.repeat or 1, _Within(r), start
+        )
         for r in units
     ]
   return measurements
@@ -333,7 +358,39 @@ def _DuplicateRuns(a_runs, b_runs):
       seen[key] = f'{arm} ({run.source})'
 
 
-def Compare(a_runs, b_runs, margin=None, a_files=(), b_files=()):
+def _GivenNoise(noise_runs, figure):
+  """The figure's noise in an A/A experiment's runs; None if unmeasured."""
+  measurements = Measurements(noise_runs, figure)
+  if not measurements:
+    return None
+  try:
+    return experiment.NoiseFromMeasurements(measurements)
+  except ValueError:
+    return None
+
+
+def _NoiseSource(noise_runs, noise_files):
+  clusters = len({run.cluster for run in noise_runs})
+  if clusters < 2:
+    raise ComparisonError(
+        f'--noise_from: {len(noise_runs)} run(s) on one cluster cannot'
+        ' measure the noise between clusters: an A/A experiment needs two'
+        ' clusters or more'
+    )
+  return f'A/A experiment of {len(noise_runs)} runs on {clusters} clusters' + (
+      f' ({", ".join(noise_files)})' if noise_files else ''
+  )
+
+
+def Compare(
+    a_runs,
+    b_runs,
+    margin=None,
+    a_files=(),
+    b_files=(),
+    noise_runs=(),
+    noise_files=(),
+):
   """Compares every figure both arms publish.
 
   Args:
@@ -343,17 +400,22 @@ def Compare(a_runs, b_runs, margin=None, a_files=(), b_files=()):
       the defaults (2% op rates, 5% percentiles).
     a_files: arm A's file names, for the header.
     b_files: arm B's.
+    noise_runs: runs of an A/A experiment on the same machines (two
+      clusters or more): their noise between clusters stands in for the
+      arms' where each arm ran on one cluster. Empty for none.
+    noise_files: their file names, for the header.
 
   Returns:
     Report, its rows in the order arm A published the figures.
 
   Raises:
-    ComparisonError: an empty arm, a run in both arms or twice, or no
-      figure both arms publish.
+    ComparisonError: an empty arm, a run in both arms or twice, no figure
+      both arms publish, or noise runs on one cluster.
   """
   if not a_runs or not b_runs:
     raise ComparisonError('each arm needs at least one run')
   _DuplicateRuns(a_runs, b_runs)
+  noise_source = _NoiseSource(noise_runs, noise_files) if noise_runs else ''
   margins = Margins(margin)
   a_figures, b_figures = Figures(a_runs), Figures(b_runs)
   in_a, in_b = set(a_figures), set(b_figures)
@@ -385,6 +447,7 @@ def Compare(a_runs, b_runs, margin=None, a_files=(), b_files=()):
           level=LEVEL,
           step=figure.step,
           metric=metric,
+          noise=_GivenNoise(noise_runs, figure) if noise_runs else None,
       )
     except ValueError as e:
       skipped.append(f'{figure.step} {figure.op} {figure.Name()}: {e}')
@@ -409,6 +472,7 @@ def Compare(a_runs, b_runs, margin=None, a_files=(), b_files=()):
       tuple(skipped),
       margins,
       'defaults' if margin is None else f'--margin {margin:.3g} for both',
+      noise_source,
   )
 
 
@@ -453,12 +517,13 @@ def _Table(report):
   rows = []
   for c in report.rows:
     row = c.row
+    low, high, level = row.VerdictInterval()
     interval = (
-        f'[{_Percent(row.ci_low)[:-1]}, {_Percent(row.ci_high)[:-1]}]'
-        if math.isfinite(row.ci_high) and row.ci_low > 0
+        f'[{_Percent(low)[:-1]}, {_Percent(high)[:-1]}]'
+        if math.isfinite(high) and low > 0
         else 'none'
     )
-    q = '-' if math.isnan(row.q) else f'{row.q:.2g}'
+    q = row.q_equivalence if row.verdict == comparison.EQUIVALENT else row.q
     rows.append((
         c.figure.step,
         c.figure.op,
@@ -467,14 +532,16 @@ def _Table(report):
         results_tables.FormatNumber(c.b),
         _Percent(row.ratio),
         interval,
-        row.verdict,
-        q,
+        comparison.LevelText(level),
+        row.verdict + ('' if not row.no_verdict else ' (no verdict)'),
+        '-' if math.isnan(q) else f'{q:.2g}',
         ToSettle(row),
     ))
   return results_tables.Table(
-      f'B/A per figure ({LEVEL:.0%} CI; q: p adjusted across'
-      f' {len(report.rows)} rows; to settle: clusters per arm, and how many'
-      ' more, an INCONCLUSIVE row needs)',
+      'B/A per figure (CI: the interval the verdict rests on, at its level;'
+      f' q: p adjusted across the {_Decidable(report)} rows with a verdict,'
+      ' of the equivalence test for EQUIVALENT rows; to settle: clusters per'
+      ' arm, and how many more, an INCONCLUSIVE row needs)',
       (
           'step',
           'op',
@@ -482,13 +549,21 @@ def _Table(report):
           'A',
           'B',
           'B/A',
-          f'{LEVEL:.0%} CI %',
+          'CI %',
+          'level',
           'verdict',
           'q',
           'to settle',
       ),
       tuple(rows),
       keys=3,
+  )
+
+
+def _Decidable(report):
+  """How many rows can have a verdict (the family q adjusts across)."""
+  return sum(
+      not c.row.no_verdict and not math.isnan(c.row.q) for c in report.rows
   )
 
 
@@ -500,11 +575,13 @@ def _Header(report):
     lines.append(
         f'  {arm.name}: {arm.Describe()}' + (f' ({files})' if files else '')
     )
+  decidable = _Decidable(report)
   lines.append(
-      f'  Method: {LEVEL:.0%} intervals of B/A; BETTER or WORSE when the'
-      f' p-value adjusted across all {len(report.rows)} rows'
-      f' (Benjamini-Hochberg) is at most {FDR:.0%}; EQUIVALENT when the'
-      f' {2 * LEVEL - 1:.0%} interval lies within the margin: op rate'
+      '  Method: EQUIVALENT when B/A outside the margin is rejected (two'
+      ' one-sided tests), else BETTER or WORSE when B/A = 1 is rejected,'
+      f' each kind of test adjusted across the {decidable} rows with a'
+      f' verdict (Benjamini-Hochberg, false discovery rate {FDR:.0%}),'
+      ' intervals at the levels that selection implies; margins: op rate'
       f' {report.margins["op rate"]:.1%}, latency percentiles'
       f' {report.margins["percentiles"]:.1%} ({report.margin_source})'
   )
@@ -513,6 +590,19 @@ def _Header(report):
     count = sum(c.row.method == method for c in report.rows)
     scope = '' if len(methods) == 1 else f' ({count} rows)'
     lines.append(f'  Unit replicated{scope}: {_REPLICATED.get(method, method)}')
+  if report.noise_source:
+    lines.append(f'  Noise between clusters: {report.noise_source}')
+  orders = list(dict.fromkeys(c.row.order for c in report.rows if c.row.order))
+  if len(orders) == 1:
+    lines.append(f'  Run order: {orders[0]}')
+  if decidable < len(report.rows):
+    reasons = list(
+        dict.fromkeys(c.row.no_verdict for c in report.rows if c.row.no_verdict)
+    )
+    lines.append(
+        f'  No verdict in {len(report.rows) - decidable} rows: '
+        + '; '.join(reasons or ['no test possible'])
+    )
   common = _CommonWarning(report.rows)
   if common:
     lines.append(f'  Warning, every row: {common}')
@@ -546,8 +636,12 @@ def ReportJson(report):
   """The comparison as a JSON-ready dict: arms, margins and rows.
 
   Each row: step, op, metric, kind, figure, a, b, ratio, ci_low, ci_high,
-  level, verdict, runs_a, runs_b (measurements: repeats of runs),
-  clusters_a, clusters_b, method, covers, warning, p, q, margin,
+  level (of ci_low and ci_high), equivalence_low, equivalence_high,
+  equivalence_level, verdict, no_verdict (why a row has none, '' when it
+  can have one), detectable (B/A = 1 rejected), runs_a, runs_b
+  (measurements: repeats of runs), clusters_a, clusters_b, method, covers,
+  warning, order (of the clusters in time), trend_per_hour, p, q,
+  p_equivalence, q_equivalence, margin, standard_error_log, dof,
   clusters_needed and claim. Unknown numbers (no test, unbounded
   intervals) are null.
   """
@@ -566,7 +660,12 @@ def ReportJson(report):
         'ci_low': _Number(row.ci_low),
         'ci_high': _Number(row.ci_high),
         'level': row.level,
+        'equivalence_low': _Number(row.equivalence_low),
+        'equivalence_high': _Number(row.equivalence_high),
+        'equivalence_level': row.equivalence_level,
         'verdict': row.verdict,
+        'no_verdict': row.no_verdict,
+        'detectable': row.detectable,
         'runs_a': row.runs_a,
         'runs_b': row.runs_b,
         'clusters_a': row.clusters_a,
@@ -574,9 +673,15 @@ def ReportJson(report):
         'method': row.method,
         'covers': row.covers,
         'warning': row.warning,
+        'order': row.order,
+        'trend_per_hour': _Number(row.trend_per_hour),
         'p': _Number(row.p),
         'q': _Number(row.q),
+        'p_equivalence': _Number(row.p_equivalence),
+        'q_equivalence': _Number(row.q_equivalence),
         'margin': row.margin,
+        'standard_error_log': _Number(row.standard_error),
+        'dof': _Number(row.dof),
         'clusters_needed': row.clusters_needed,
         'claim': Claim(c),
     })
@@ -590,9 +695,9 @@ def ReportJson(report):
           }
           for arm in (report.a, report.b)
       },
-      'level': LEVEL,
       'fdr': FDR,
       'margins': dict(report.margins),
+      'noise_source': report.noise_source,
       'rows': rows,
       'not_compared': list(report.skipped),
   }

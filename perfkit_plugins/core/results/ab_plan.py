@@ -26,6 +26,14 @@ the cost of the design (experiment.ExperimentCostUsd) and an interleaved
 order of clusters (experiment.InterleavedOrder: A B B A ..., so a drift in
 time adds the same to both arms).
 
+A report adjusts the p-values of all its rows together (Benjamini-Hochberg
+at 5%): a figure that moved while the others did not is declared only if
+its p-value is at most 5% / m, m the figures compared. A plan from measured
+noise therefore tests each of its m figures at alpha = 5% / m (Bonferroni,
+which Benjamini-Hochberg never rejects less than), for the difference and
+for equivalence alike: the clusters it gives suffice however many of the
+figures moved.
+
 Without measured noise a plan is a guess: AssumedNoise makes one only from
 noise the user states, and every line of its text says it is assumed.
 """
@@ -89,6 +97,8 @@ class Plan:
     usd_per_cluster_hour: the price of one cluster-hour, None if unknown.
     price_source: where that price comes from.
     cluster_hours: how long one cluster runs, None if not given.
+    alpha: the significance level each figure is planned at: ALPHA over
+      the figures a report of these runs compares.
   """
 
   difference: float
@@ -99,14 +109,15 @@ class Plan:
   usd_per_cluster_hour: Optional[float] = None
   price_source: str = ''
   cluster_hours: Optional[float] = None
+  alpha: float = ALPHA
 
 
-def _FigurePlan(figure, noise, difference, repeats, margin):
+def _FigurePlan(figure, noise, difference, repeats, margin, alpha):
   """Clusters per arm for one figure's noise; problem set when unknown."""
   try:
-    detect = experiment.ClustersNeeded(noise, difference, repeats, ALPHA, POWER)
+    detect = experiment.ClustersNeeded(noise, difference, repeats, alpha, POWER)
     equivalence = experiment.ClustersNeededForEquivalence(
-        noise, 0.0, margin, repeats, ALPHA, POWER
+        noise, 0.0, margin, repeats, alpha, POWER
     )
   except ValueError as e:
     return FigurePlan(figure, noise, None, None, margin, str(e))
@@ -157,7 +168,9 @@ def PlanFromRuns(
     repeats = max(run.Repeats() for run in runs)
   margins = ab_comparison.Margins(margin)
   figures = []
-  for figure in ab_comparison.Figures(runs):
+  compared = ab_comparison.Figures(runs)
+  alpha = ALPHA / len(compared) if compared else ALPHA
+  for figure in compared:
     measurements = ab_comparison.Measurements(runs, figure)
     figure_margin = margins[
         'op rate' if figure.higher_is_better else 'percentiles'
@@ -170,7 +183,7 @@ def PlanFromRuns(
       )
       continue
     figures.append(
-        _FigurePlan(figure, noise, difference, repeats, figure_margin)
+        _FigurePlan(figure, noise, difference, repeats, figure_margin, alpha)
     )
   clusters = len({run.cluster for run in runs})
   source = (
@@ -193,6 +206,7 @@ def PlanFromRuns(
       usd_per_cluster_hour=usd_per_cluster_hour,
       price_source=price_source,
       cluster_hours=cluster_hours,
+      alpha=alpha,
   )
 
 
@@ -230,7 +244,7 @@ def AssumedNoise(
   return Plan(
       difference,
       repeats,
-      (_FigurePlan(None, noise, difference, repeats, margin),),
+      (_FigurePlan(None, noise, difference, repeats, margin, ALPHA),),
       (
           f'ASSUMED, not measured: {between_cv:.1%} between clusters,'
           f' {within_cv:.1%} between repeats on one cluster'
@@ -334,12 +348,23 @@ def Order(clusters_per_arm):
   return ' '.join(order[:_MAX_ORDER]) + f' ... ({len(order)} clusters)'
 
 
+def _Alpha(plan):
+  """The significance level each figure is planned at, in words."""
+  if plan.alpha == ALPHA:
+    return f'alpha {ALPHA:.0%} for one figure'
+  figures = round(ALPHA / plan.alpha)
+  return (
+      f'alpha {ALPHA:.0%} / {figures} figures = {plan.alpha:.2%} each, as'
+      " the report's adjustment across its rows asks"
+  )
+
+
 def RenderPlan(plan):
   """The plan as text: noise per figure, clusters, cost and order."""
   lines = [
       (
           'A/B plan: clusters per arm to detect a difference of'
-          f' {plan.difference:+.1%} (two-sided, alpha {ALPHA:.0%}, power'
+          f' {plan.difference:+.1%} (two-sided, {_Alpha(plan)}, power'
           f' {POWER:.0%}), {plan.repeats}'
           f' repeat{"s" if plan.repeats > 1 else ""} per cluster'
       ),

@@ -15,22 +15,41 @@
 """A/B verdicts: B better than A, worse, equivalent, or not known yet.
 
 Each compared figure (one step, one metric) is a ratio B/A of geometric
-means, estimated on the log scale where noise is additive. The test uses
-the highest replicated level both arms have:
+means, estimated on the log scale where noise is additive. A verdict speaks
+for the configuration, so it needs the noise between clusters:
 
-* both arms on two clusters or more: Welch's t test on log cluster means
-  (covers ACROSS_CLUSTERS, the claim a reader wants);
-* an arm on one cluster but with repeats: Welch's t test on the log values
-  of the runs (covers WITHIN_CLUSTER: it says nothing about other
-  clusters, and the warning says so);
-* a single run in an arm: the runs' own within-run standard errors,
-  combined by the delta method on logs (covers WITHIN_RUN only).
+* both arms on two clusters or more: Welch's t test on log cluster means;
+* one arm on one cluster, the other on two or more: the lone cluster's
+  mean against the other arm's, its noise taken from the other arm's
+  clusters (a prediction interval: s^2 (1 + 1/n), n - 1 degrees of
+  freedom);
+* one cluster per arm, with the noise of a cluster mean measured by an
+  earlier A/A experiment (`noise`): the two cluster means, each with that
+  variance, at the A/A experiment's degrees of freedom.
 
-A report compares many figures at once, so the p-values of all its rows are
-adjusted together (Benjamini-Hochberg): at most a share `fdr` of the
-BETTER/WORSE verdicts are expected to be wrong. EQUIVALENT is the two
-one-sided tests procedure: the (2 level - 1) interval, 90% for 95%, lies
-within [1 - margin, 1 + margin].
+Without any of these (one cluster per arm and no A/A noise, or single
+runs) there is no verdict: the row shows the difference within what was
+measured (Welch on repeats on each arm's cluster, or each run's own
+within-run interval) and how many clusters per arm would settle it.
+
+Run order: every run says when it started. When the arms did not take turns
+(the arm and the start time of the clusters correlate beyond
+INTERLEAVED_CORRELATION), a drift in time looks like a difference; B/A is
+then estimated with a linear trend in time common to both arms (least
+squares on log cluster means: arm and start time), and a verdict rests on
+that estimate only.
+
+A report compares many figures at once. BETTER/WORSE claims are tested on
+p-values of B/A = 1, EQUIVALENT claims on the two one-sided tests' p-values
+of B/A outside [1 - margin, 1 + margin]; each family is adjusted across the
+report's rows (Benjamini-Hochberg), so at most a share `fdr` of each kind of
+claim is expected to be wrong. A row is EQUIVALENT when its equivalence
+claim holds (whether or not a difference inside the margin is also
+detectable), else BETTER or WORSE when its difference claim holds, else
+INCONCLUSIVE. The intervals shown are at the levels these selections imply
+(Benjamini and Yekutieli 2005): 1 - R fdr / m for B/A = 1, R of m rows
+selected, and 1 - 2 R' fdr / m for equivalence, so that a verdict and its
+interval never disagree.
 """
 
 import dataclasses
@@ -62,58 +81,86 @@ Percentiles, p99.9 above all, rest on few operations and spread more than
 rates.
 """
 
+INTERLEAVED_CORRELATION = 0.5
+"""Largest |correlation| of arm and start time for arms that took turns.
+
+The correlation of the arm (0 for A, 1 for B) with each cluster's start
+time: A B B A gives 0, A B A B 0.45, A A B B 0.89, all A then all B near
+0.87 or more. Beyond 0.5 a linear drift moves one arm's mean by more than
+half of what it would if the arms ran one after the other, and the
+comparison is adjusted for the trend.
+"""
+
+WELCH_CLUSTERS = 'welch_clusters'
+AGAINST_ONE_CLUSTER = 'one_cluster_against_clusters'
+GIVEN_NOISE = 'aa_noise'
+TREND_ADJUSTED = 'trend_adjusted_clusters'
+WELCH_REPEATS = 'welch_repeats'
+DELTA_WITHIN_RUN = 'delta_within_run'
+VERDICT_METHODS = (
+    WELCH_CLUSTERS,
+    AGAINST_ONE_CLUSTER,
+    GIVEN_NOISE,
+    TREND_ADJUSTED,
+)
+"""Methods whose rows get a verdict: they measure the noise between clusters."""
+
 # The power clusters_needed plans for.
 _POWER = 0.8
-# The levels a comparison can rest on, highest first.
-_CLUSTERS = 2
-_REPEATS = 1
-_SINGLE = 0
-_METHODS = {
-    _CLUSTERS: 'welch_clusters',
-    _REPEATS: 'welch_repeats',
-    _SINGLE: 'delta_within_run',
-}
-_COVERS = {
-    _CLUSTERS: intervals.ACROSS_CLUSTERS,
-    _REPEATS: intervals.WITHIN_CLUSTER,
-    _SINGLE: intervals.WITHIN_RUN,
-}
+_SECONDS_PER_HOUR = 3600.0
 
 
 @dataclasses.dataclass(frozen=True)
 class ComparisonRow:
-  """One compared figure: B/A, its interval, test and verdict.
+  """One compared figure: B/A, its intervals, tests and verdict.
 
   Attributes:
     step: the step, e.g. 'read_small'.
     metric: the figure, e.g. 'op rate' or 'p99'.
-    ratio: B/A, of geometric means.
+    ratio: B/A, of geometric means (trend-adjusted when so tested).
     ci_low: lower bound of B/A at `level`.
     ci_high: upper bound of B/A at `level`.
-    level: confidence level, e.g. 0.95.
-    equivalence_low: lower bound of B/A at 2 level - 1 (90% for 95%).
-    equivalence_high: upper bound of B/A at 2 level - 1.
+    level: two-sided confidence level of ci_low and ci_high: the level the
+      report's selection of BETTER/WORSE rows implies (module docstring).
+    equivalence_low: lower bound of B/A at `equivalence_level`.
+    equivalence_high: upper bound of B/A at `equivalence_level`.
     margin: equivalence margin, e.g. RATE_MARGIN.
     higher_is_better: True for rates, False for latencies.
     p: two-sided p-value of B/A = 1; nan when no test was possible.
-    q: p adjusted across rows (Benjamini-Hochberg); p for a row alone.
+    q: p adjusted across the rows with a verdict (Benjamini-Hochberg); nan
+      for a row without one.
     verdict: BETTER, WORSE (B against A), EQUIVALENT or INCONCLUSIVE.
     runs_a: runs of arm A.
     runs_b: runs of arm B.
     clusters_a: clusters of arm A.
     clusters_b: clusters of arm B.
-    method: 'welch_clusters', 'welch_repeats' or 'delta_within_run'.
+    method: how B/A was tested (WELCH_CLUSTERS, ..., DELTA_WITHIN_RUN).
     covers: what the interval covers (intervals.ACROSS_CLUSTERS, ...).
     warning: what the interval does not cover or why not to trust it.
     clusters_needed: clusters per arm (at the same repeats) that would
       settle the comparison with 80% power if the true ratio were the
-      observed one: to show the difference, or equivalence when the ratio
-      is inside the margin, whichever needs fewer; None when unknown.
-      Planned from `noise`, a lower bound unless the arms had two clusters
-      or more.
+      observed one (tested at fdr / rows, the Bonferroni bound of the
+      report's adjustment): to show the difference, or equivalence when the
+      ratio is inside the margin, whichever needs fewer; None when
+      unknown. Planned from `noise`, a lower bound unless it includes the
+      noise between clusters.
     noise: which noise clusters_needed was planned from.
     standard_error: standard error of log(ratio).
-    dof: its (Welch-Satterthwaite) degrees of freedom.
+    dof: its degrees of freedom.
+    equivalence_level: confidence level of equivalence_low and _high
+      (1 - 2 alpha of the two one-sided tests).
+    p_equivalence: p-value of the two one-sided tests (B/A outside the
+      margin); nan when untested.
+    q_equivalence: p_equivalence adjusted across the rows with a verdict.
+    detectable: the difference claim holds (B/A = 1 rejected), whatever
+      the verdict: an EQUIVALENT row may have a difference too small to
+      matter yet large enough to see.
+    no_verdict: why the row can have no verdict ('' when it can).
+    order: how the arms' clusters were ordered in time, in words.
+    trend_per_hour: relative change per hour of a linear trend common to
+      both arms, None when it could not be estimated.
+    noise_profile: the noise clusters_needed is planned from, None when
+      unknown.
   """
 
   step: str
@@ -140,177 +187,398 @@ class ComparisonRow:
   noise: str
   standard_error: float
   dof: float
+  equivalence_level: float = 0.9
+  p_equivalence: float = math.nan
+  q_equivalence: float = math.nan
+  detectable: bool = False
+  no_verdict: str = ''
+  order: str = ''
+  trend_per_hour: Optional[float] = None
+  noise_profile: Optional[experiment.NoiseProfile] = None
+
+  def VerdictInterval(self) -> tuple[float, float, float]:
+    """(low, high, level) of the interval the verdict rests on.
+
+    The equivalence interval for an EQUIVALENT row, else the interval of
+    B/A = 1.
+    """
+    if self.verdict == EQUIVALENT:
+      return self.equivalence_low, self.equivalence_high, self.equivalence_level
+    return self.ci_low, self.ci_high, self.level
 
 
 @dataclasses.dataclass(frozen=True)
-class _Arm:
-  """One arm's log mean at the comparison's level."""
+class _Unit:
+  """One cluster of an arm: its log mean and when it ran."""
 
-  centre: float
+  log: float
+  # Mean start of its runs (epoch seconds); None when a run has none.
+  start: Optional[float]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Trend:
+  """Least squares of log cluster means on arm and start time."""
+
+  difference: float
   standard_error: float
   dof: float
-  # Log values of the units behind standard_error; empty for a single run.
-  units: tuple[float, ...]
+  per_hour: float
+  residual_sd: float
 
 
-def _Level(arm: Sequence[intervals.Measurement]) -> int:
-  if len({m.cluster for m in arm}) >= 2:
-    return _CLUSTERS
-  return _REPEATS if len(arm) >= 2 else _SINGLE
+@dataclasses.dataclass(frozen=True)
+class _Estimate:
+  """log(B/A), its standard error and how it was reached."""
+
+  difference: float
+  standard_error: float
+  dof: float
+  method: str
+  covers: str
+  noise: Optional[experiment.NoiseProfile]
+  noise_text: str
+  warnings: tuple[str, ...] = ()
+  no_verdict: str = ''
 
 
-def _ArmAt(arm: Sequence[intervals.Measurement], level: int) -> _Arm:
-  """The arm's log mean and its standard error at a comparison level.
+def _Units(arm: Sequence[intervals.Measurement]) -> list[_Unit]:
+  """The arm's clusters, in first-seen order."""
+  starts = {}
+  for m in arm:
+    starts.setdefault(m.cluster, []).append(m.start)
+  return [
+      _Unit(
+          math.log(value),
+          None if None in starts[cluster] else float(np.mean(starts[cluster])),
+      )
+      for cluster, value in intervals.ClusterValues(arm).items()
+  ]
 
-  At _SINGLE an arm with several runs still uses them (a better noise
-  estimate than any run's own); a single run uses its within-run interval.
-  """
-  if level == _CLUSTERS:
-    values = list(intervals.ClusterValues(arm).values())
-  elif len(arm) >= 2:
-    values = [m.value for m in arm]
+
+def _Spread(logs: Sequence[float]) -> float:
+  return float(np.std(logs, ddof=1))
+
+
+def _Order(a: Sequence[_Unit], b: Sequence[_Unit]) -> tuple[bool, str]:
+  """Whether the arms took turns in time, and the order in words."""
+  starts = [u.start for u in (*a, *b)]
+  if None in starts:
+    return True, (
+        'run order unknown (a run without a start time): a drift in time'
+        ' cannot be told from a difference'
+    )
+  starts_a, starts_b = starts[: len(a)], starts[len(a) :]
+  if max(starts_a) < min(starts_b):
+    before = 'every A cluster started before every B cluster'
+  elif max(starts_b) < min(starts_a):
+    before = 'every B cluster started before every A cluster'
   else:
-    single = arm[0]
-    within = single.within
-    if (
-        within is None
-        or not math.isfinite(within.standard_error)
-        or within.dof <= 0
-    ):
-      return _Arm(math.log(single.value), math.inf, 0.0, ())
-    return _Arm(math.log(single.value), within.standard_error, within.dof, ())
-  logs = np.log(values)
-  return _Arm(
-      centre=float(logs.mean()),
-      standard_error=float(logs.std(ddof=1)) / math.sqrt(len(logs)),
-      dof=len(logs) - 1,
-      units=tuple(logs.tolist()),
+    before = ''
+  arm = [0.0] * len(a) + [1.0] * len(b)
+  correlation = float(np.corrcoef(arm, starts)[0, 1]) if np.ptp(starts) else 0.0
+  interleaved = abs(correlation) <= INTERLEAVED_CORRELATION
+  text = (
+      f'{"" if interleaved else "not "}interleaved: correlation of arm and'
+      f' start time {correlation:+.2f}'
+  )
+  return interleaved, f'{text} ({before})' if before else text
+
+
+def _TrendFit(a: Sequence[_Unit], b: Sequence[_Unit]) -> Optional[_Trend]:
+  """log(B/A) with a linear trend in time common to both arms.
+
+  Ordinary least squares of the log cluster means on an intercept, the arm
+  (0 for A, 1 for B) and the start time: B/A is the arm's coefficient, its
+  standard error from the residuals at n - 3 degrees of freedom. None when
+  a start time is missing, too few clusters leave no degree of freedom, or
+  time cannot be told from the arm (no arm spread its clusters in time).
+  """
+  units = (*a, *b)
+  if any(u.start is None for u in units) or len(units) < 4:
+    return None
+  first = min(u.start for u in units)
+  design = np.column_stack((
+      np.ones(len(units)),
+      [0.0] * len(a) + [1.0] * len(b),
+      [(u.start - first) / _SECONDS_PER_HOUR for u in units],
+  ))
+  if np.linalg.matrix_rank(design) < 3:
+    return None
+  logs = np.array([u.log for u in units])
+  coefficients, *_ = np.linalg.lstsq(design, logs, rcond=None)
+  dof = len(units) - 3
+  residual_variance = float(np.sum((logs - design @ coefficients) ** 2)) / dof
+  covariance = residual_variance * np.linalg.inv(design.T @ design)
+  return _Trend(
+      difference=float(coefficients[1]),
+      standard_error=math.sqrt(float(covariance[1, 1])),
+      dof=dof,
+      per_hour=math.expm1(float(coefficients[2])),
+      residual_sd=math.sqrt(residual_variance),
   )
 
 
-def _WelchDof(a: _Arm, b: _Arm) -> float:
-  """Welch-Satterthwaite degrees of freedom of the difference of means."""
-  part_a, part_b = a.standard_error**2, b.standard_error**2
+def _WelchDof(a_error: float, a_dof: float, b_error: float, b_dof: float):
+  """Welch-Satterthwaite degrees of freedom of a difference of two means."""
+  part_a, part_b = a_error**2, b_error**2
   if not part_a + part_b:
-    return a.dof + b.dof
+    return a_dof + b_dof
   terms = sum(
-      part**2 / dof for part, dof in ((part_a, a.dof), (part_b, b.dof)) if part
+      part**2 / dof for part, dof in ((part_a, a_dof), (part_b, b_dof)) if part
   )
   return (part_a + part_b) ** 2 / terms
 
 
-def _Noise(
-    a: _Arm, b: _Arm, level: int, repeats: int
-) -> tuple[Optional[experiment.NoiseProfile], str]:
-  """The noise to plan from, and a sentence saying which noise it is."""
-  if level == _SINGLE:
-    if not all(math.isfinite(x.standard_error) for x in (a, b)):
-      return None, 'unknown: a run has no within-run interval'
-    # A run's own standard error, or the SD of an arm's several runs.
-    per_run = math.sqrt(
-        sum(x.standard_error**2 * max(len(x.units), 1) for x in (a, b)) / 2
+def _AcrossClusters(a: Sequence[_Unit], b: Sequence[_Unit]) -> _Estimate:
+  """Both arms on two clusters or more, or one on one and the other more."""
+  logs_a, logs_b = [u.log for u in a], [u.log for u in b]
+  difference = float(np.mean(logs_b) - np.mean(logs_a))
+  if len(a) >= 2 and len(b) >= 2:
+    errors = [_Spread(x) / math.sqrt(len(x)) for x in (logs_a, logs_b)]
+    squares = sum(
+        (x - np.mean(logs)) ** 2 for logs in (logs_a, logs_b) for x in logs
     )
-    return (
-        experiment.NoiseProfile(None, None, per_run),
-        (
-            f'per-run noise {per_run:.1%} (single runs: run-to-run and'
-            ' between-cluster noise unknown, so clusters_needed is a lower'
-            ' bound)'
-        ),
-    )
-  squares = sum((x - arm.centre) ** 2 for arm in (a, b) for x in arm.units)
-  spread = math.sqrt(squares / (len(a.units) + len(b.units) - 2))
-  if level == _CLUSTERS:
-    # The whole noise of a cluster mean at these repeats, split or not:
-    # placed where ClusterMeanVariance takes it as it is.
-    return (
+    spread = math.sqrt(squares / (len(a) + len(b) - 2))
+    return _Estimate(
+        difference,
+        math.hypot(*errors),
+        _WelchDof(errors[0], len(a) - 1, errors[1], len(b) - 1),
+        WELCH_CLUSTERS,
+        intervals.ACROSS_CLUSTERS,
         experiment.NoiseProfile(spread, None, None),
-        (
-            f'SD of log cluster means {spread:.1%} at {repeats} repeat(s) per'
-            ' cluster, pooled over both arms'
-        ),
+        f'SD of log cluster means {spread:.1%}, pooled over both arms',
     )
-  return (
-      experiment.NoiseProfile(None, spread, None),
+  lone, others, many = ('A', logs_b, 'B') if len(a) == 1 else ('B', logs_a, 'A')
+  spread = _Spread(others)
+  return _Estimate(
+      difference,
+      spread * math.sqrt(1 + 1 / len(others)),
+      len(others) - 1,
+      AGAINST_ONE_CLUSTER,
+      intervals.ACROSS_CLUSTERS,
+      experiment.NoiseProfile(spread, None, None),
+      f'SD of log cluster means {spread:.1%}, from arm {many}',
       (
-          f'run-to-run noise {spread:.1%} (one cluster per arm: the'
-          ' between-cluster noise is unknown, so clusters_needed is a lower'
-          ' bound)'
+          f'arm {lone} ran on one cluster: the noise of its cluster is taken'
+          f" from arm {many}'s {len(others)} clusters",
       ),
   )
 
 
-def _ClustersToSettle(
+def _FromGivenNoise(
+    a: Sequence[intervals.Measurement],
+    b: Sequence[intervals.Measurement],
+    noise: experiment.NoiseProfile,
+) -> _Estimate:
+  """One cluster per arm, the noise of a cluster mean from an A/A study."""
+  logs_a = np.log([m.value for m in a])
+  logs_b = np.log([m.value for m in b])
+  variance = experiment.ClusterMeanVariance(
+      noise, len(a)
+  ) + experiment.ClusterMeanVariance(noise, len(b))
+  return _Estimate(
+      float(logs_b.mean() - logs_a.mean()),
+      math.sqrt(variance),
+      noise.clusters - 1,
+      GIVEN_NOISE,
+      intervals.ACROSS_CLUSTERS,
+      noise,
+      (
+          "the A/A experiment's noise: between clusters"
+          f' {noise.between_cluster_cv:.1%}'
+      ),
+      (
+          'one cluster per arm: the noise between clusters is the A/A'
+          f" experiment's ({noise.clusters} clusters, {noise.runs} runs),"
+          ' taken to hold for these clusters',
+      ),
+  )
+
+
+def _WhatRan(
+    arm: Sequence[intervals.Measurement],
+) -> tuple[float, float, float, int]:
+  """An arm's log mean, its standard error, degrees of freedom and runs."""
+  logs = np.log([m.value for m in arm])
+  within = arm[0].within
+  if len(arm) >= 2:
+    error = _Spread(logs) / math.sqrt(len(arm))
+    return float(logs.mean()), error, len(arm) - 1, len(arm)
+  if (
+      within is None
+      or not math.isfinite(within.standard_error)
+      or within.dof <= 0
+  ):
+    return float(logs[0]), math.inf, 0.0, 1
+  return float(logs[0]), within.standard_error, within.dof, 1
+
+
+def _WithinWhatRan(
+    a: Sequence[intervals.Measurement], b: Sequence[intervals.Measurement]
+) -> _Estimate:
+  """One cluster per arm and no A/A noise: no verdict, only what ran.
+
+  Welch on the log values of repeats when both arms have two runs or more;
+  else the runs' own within-run standard errors, combined by the delta
+  method (an arm with several runs gives the SD of its runs instead).
+  """
+  mean_a, error_a, dof_a, n_a = _WhatRan(a)
+  mean_b, error_b, dof_b, n_b = _WhatRan(b)
+  error = math.hypot(error_a, error_b)
+  repeats = len(a) >= 2 and len(b) >= 2
+  if not math.isfinite(error):
+    noise, noise_text = None, 'unknown: a run has no within-run interval'
+  else:
+    # The noise of one run: a run's own standard error, or the SD of an
+    # arm's runs.
+    per_run = math.sqrt((error_a**2 * n_a + error_b**2 * n_b) / 2)
+    noise = (
+        experiment.NoiseProfile(None, per_run, None)
+        if repeats
+        else experiment.NoiseProfile(None, None, per_run)
+    )
+    noise_text = (
+        f'{"run-to-run" if repeats else "per-run"} noise {per_run:.1%}'
+        ' (the noise between clusters is unknown, so clusters_needed is a'
+        ' lower bound)'
+    )
+  if repeats:
+    warning = 'one cluster per arm: the interval covers only these two clusters'
+  else:
+    warning = (
+        'single runs: the interval covers only the noise within each run,'
+        ' not between runs or clusters'
+    )
+  warnings = [warning]
+  warnings += [
+      m.within.warning for m in (*a, *b) if m.within and m.within.warning
+  ]
+  if not math.isfinite(error):
+    warnings.append('a run has no within-run interval: no test possible')
+  return _Estimate(
+      mean_b - mean_a,
+      error,
+      _WelchDof(error_a, dof_a, error_b, dof_b) if math.isfinite(error) else 0,
+      WELCH_REPEATS if repeats else DELTA_WITHIN_RUN,
+      intervals.WITHIN_CLUSTER if repeats else intervals.WITHIN_RUN,
+      noise,
+      noise_text,
+      tuple(warnings),
+      (
+          'one cluster per arm: the noise between clusters is unknown (run'
+          ' each arm on two clusters or more, or give an A/A experiment of'
+          ' the same machines with --noise_from)'
+      ),
+  )
+
+
+def _Estimated(
+    a: Sequence[intervals.Measurement],
+    b: Sequence[intervals.Measurement],
     noise: Optional[experiment.NoiseProfile],
-    difference: float,
-    margin: float,
-    repeats: int,
-    alpha: float,
-) -> Optional[int]:
+) -> tuple[_Estimate, str, Optional[_Trend]]:
+  """The comparison's estimate, the run order in words and the trend."""
+  units_a, units_b = _Units(a), _Units(b)
+  interleaved, order = _Order(units_a, units_b)
+  trend = _TrendFit(units_a, units_b)
+  if len(units_a) == 1 and len(units_b) == 1:
+    if noise is None or noise.between_cluster_cv is None:
+      return _WithinWhatRan(a, b), order, trend
+    return _FromGivenNoise(a, b, noise), order, trend
+  across = _AcrossClusters(units_a, units_b)
+  if interleaved:
+    return across, order, trend
+  if trend is None:
+    return (
+        dataclasses.replace(
+            across,
+            no_verdict=(
+                f'the arms were not interleaved ({order}) and too few'
+                ' clusters spread in time tell a drift from a difference'
+                ' (--plan_ab prints an interleaved order)'
+            ),
+        ),
+        order,
+        trend,
+    )
+  return (
+      _Estimate(
+          trend.difference,
+          trend.standard_error,
+          trend.dof,
+          TREND_ADJUSTED,
+          intervals.ACROSS_CLUSTERS,
+          experiment.NoiseProfile(trend.residual_sd, None, None),
+          f'SD of log cluster means around the trend {trend.residual_sd:.1%}',
+          (
+              *across.warnings,
+              (
+                  f'arms not interleaved ({order}): B/A adjusted for a linear'
+                  f' trend common to both arms ({trend.per_hour:+.2%} per'
+                  ' hour); a drift that is not linear is not removed'
+              ),
+          ),
+      ),
+      order,
+      trend,
+  )
+
+
+def _Bounds(
+    difference: float, error: float, dof: float, level: float
+) -> tuple[float, float]:
+  """Two-sided t interval of exp(difference) at `level`."""
+  if not math.isfinite(error):
+    return 0.0, math.inf
+  if not error:
+    return math.exp(difference), math.exp(difference)
+  half = float(stats.t.ppf((1 + level) / 2, dof)) * error
+  return math.exp(difference - half), math.exp(difference + half)
+
+
+def _PValues(
+    difference: float, error: float, dof: float, margin: float
+) -> tuple[float, float]:
+  """p of B/A = 1 (two-sided) and of B/A outside the margin (TOST)."""
+  low, high = math.log(1 - margin), math.log1p(margin)
+  if not math.isfinite(error):
+    return math.nan, math.nan
+  if not error:
+    return float(difference == 0), float(not low < difference < high)
+  p = float(2 * stats.t.sf(abs(difference) / error, dof))
+  p_equivalence = max(
+      float(stats.t.sf((difference - low) / error, dof)),
+      float(stats.t.cdf((difference - high) / error, dof)),
+  )
+  return p, p_equivalence
+
+
+def _Repeats(row: ComparisonRow) -> int:
+  return max(
+      1, round((row.runs_a + row.runs_b) / (row.clusters_a + row.clusters_b))
+  )
+
+
+def _ClustersToSettle(row: ComparisonRow, alpha: float) -> Optional[int]:
   """Fewest clusters per arm to show the difference or the equivalence."""
-  if noise is None:
+  if row.noise_profile is None:
     return None
+  difference = row.ratio - 1
+  repeats = _Repeats(row)
   candidates = []
   if difference:
     candidates.append(
-        experiment.ClustersNeeded(noise, difference, repeats, alpha, _POWER)
+        experiment.ClustersNeeded(
+            row.noise_profile, difference, repeats, alpha, _POWER
+        )
     )
   equivalence = experiment.ClustersNeededForEquivalence(
-      noise, difference, margin, repeats, alpha, _POWER
+      row.noise_profile, difference, row.margin, repeats, alpha, _POWER
   )
   if equivalence is not None:
     candidates.append(equivalence)
   return min(candidates) if candidates else None
-
-
-def _Warning(
-    a: Sequence[intervals.Measurement],
-    b: Sequence[intervals.Measurement],
-    level: int,
-    tested: bool,
-) -> str:
-  """What the comparison's interval leaves out."""
-  warnings = []
-  if level == _REPEATS:
-    single = [
-        name
-        for name, arm in (('A', a), ('B', b))
-        if len({m.cluster for m in arm}) == 1
-    ]
-    if len(single) == 2:
-      warnings.append(
-          'one cluster per arm: the interval covers only these two clusters'
-      )
-    else:
-      warnings.append(
-          f'arm {single[0]} ran on one cluster: the interval covers only'
-          ' the clusters measured'
-      )
-  elif level == _SINGLE:
-    warnings.append(
-        'single runs: the interval covers only the noise within each run,'
-        ' not between runs or clusters'
-    )
-    for m in (*a, *b):
-      if m.within is not None and m.within.warning:
-        warnings.append(m.within.warning)
-    if not tested:
-      warnings.append('a run has no within-run interval: no test possible')
-  return '; '.join(dict.fromkeys(warnings))
-
-
-def _Decide(row: ComparisonRow, q: float, fdr: float) -> ComparisonRow:
-  """The row with its adjusted p-value and the verdict it leads to."""
-  if q <= fdr and (row.ci_low > 1 or row.ci_high < 1):
-    verdict = BETTER if (row.ratio > 1) == row.higher_is_better else WORSE
-  elif (
-      1 - row.margin <= row.equivalence_low
-      and row.equivalence_high <= 1 + row.margin
-  ):
-    verdict = EQUIVALENT
-  else:
-    verdict = INCONCLUSIVE
-  return dataclasses.replace(row, q=q, verdict=verdict)
 
 
 def CompareArms(
@@ -321,91 +589,121 @@ def CompareArms(
     level: float = 0.95,
     step: str = '',
     metric: str = '',
+    noise: Optional[experiment.NoiseProfile] = None,
 ) -> ComparisonRow:
   """Compares one figure (one step and metric) between arms A and B.
 
-  The ratio B/A is exp(mean log B - mean log A) at the highest level both
-  arms replicate (see the module docstring); its interval and two-sided
-  p-value come from Welch's t with Welch-Satterthwaite degrees of freedom.
-  The verdict is the row's own (as if it were the only row, at
-  fdr = 1 - level); CompareRows sets the verdicts of a whole report.
+  B/A is estimated as the module docstring says; its interval and p-values
+  come from t distributions at the estimate's degrees of freedom. The
+  verdict is the row's own (as if it were the only row, at fdr = 1 -
+  level); CompareRows sets the verdicts of a whole report.
 
   Args:
     a: the figure from each run of arm A.
     b: the figure from each run of arm B.
     higher_is_better: True for op rates, False for latencies.
     margin: equivalence margin, e.g. RATE_MARGIN or PERCENTILE_MARGIN.
-    level: confidence level of the interval (equivalence uses 2 level - 1).
+    level: confidence level of the row alone (equivalence uses 2 level -
+      1).
     step: the step's name, for the row and its sentence.
     metric: the figure's name, e.g. 'op rate' or 'p99'.
+    noise: the figure's noise from an A/A experiment on the same machines,
+      used only when each arm ran on one cluster; None when there is none.
 
   Returns:
     The ComparisonRow.
 
   Raises:
     ValueError: an empty arm, a value that is not positive (a ratio of
-      geometric means needs logs), a margin or level not in (0, 1).
+      geometric means needs logs), a margin not in (0, 1) or a level not in
+      (0.5, 1).
   """
   if not a or not b:
     raise ValueError(f'{step} {metric}: each arm needs a measurement')
   if any(not m.value > 0 for m in (*a, *b)):
     raise ValueError(f'{step} {metric}: ratios need positive values')
-  if not 0 < margin < 1 or not 0 < level < 1:
-    raise ValueError(f'margin {margin} and level {level} must be in (0, 1)')
-  level_of_test = min(_Level(a), _Level(b))
-  arm_a, arm_b = _ArmAt(a, level_of_test), _ArmAt(b, level_of_test)
-  difference = arm_b.centre - arm_a.centre
-  error = math.hypot(arm_a.standard_error, arm_b.standard_error)
-  dof = _WelchDof(arm_a, arm_b) if math.isfinite(error) else 0.0
-  ratio = math.exp(difference)
-  tested = math.isfinite(error)
-  if not tested:
-    p, bounds, equivalence = math.nan, (0.0, math.inf), (0.0, math.inf)
-  elif not error:
-    p = 0.0 if difference else 1.0
-    bounds = equivalence = (ratio, ratio)
-  else:
-    p = float(2 * stats.t.sf(abs(difference) / error, dof))
-    half = float(stats.t.ppf((1 + level) / 2, dof)) * error
-    equivalence_half = float(stats.t.ppf(level, dof)) * error
-    bounds = (math.exp(difference - half), math.exp(difference + half))
-    equivalence = (
-        math.exp(difference - equivalence_half),
-        math.exp(difference + equivalence_half),
+  if not 0 < margin < 1 or not 0.5 < level < 1:
+    raise ValueError(
+        f'margin {margin} must be in (0, 1) and level {level} in (0.5, 1)'
     )
-  clusters_a = len({m.cluster for m in a})
-  clusters_b = len({m.cluster for m in b})
-  repeats = max(1, round((len(a) + len(b)) / (clusters_a + clusters_b)))
-  noise, noise_text = _Noise(arm_a, arm_b, level_of_test, repeats)
+  estimate, order, trend = _Estimated(a, b, noise)
+  p, p_equivalence = _PValues(
+      estimate.difference, estimate.standard_error, estimate.dof, margin
+  )
   row = ComparisonRow(
       step=step,
       metric=metric,
-      ratio=ratio,
-      ci_low=bounds[0],
-      ci_high=bounds[1],
+      ratio=math.exp(estimate.difference),
+      ci_low=math.nan,
+      ci_high=math.nan,
       level=level,
-      equivalence_low=equivalence[0],
-      equivalence_high=equivalence[1],
+      equivalence_low=math.nan,
+      equivalence_high=math.nan,
       margin=margin,
       higher_is_better=higher_is_better,
       p=p,
-      q=p,
+      q=math.nan,
       verdict=INCONCLUSIVE,
       runs_a=len(a),
       runs_b=len(b),
-      clusters_a=clusters_a,
-      clusters_b=clusters_b,
-      method=_METHODS[level_of_test],
-      covers=_COVERS[level_of_test],
-      warning=_Warning(a, b, level_of_test, tested),
-      clusters_needed=_ClustersToSettle(
-          noise, ratio - 1, margin, repeats, 1 - level
-      ),
-      noise=noise_text,
-      standard_error=error,
-      dof=dof,
+      clusters_a=len({m.cluster for m in a}),
+      clusters_b=len({m.cluster for m in b}),
+      method=estimate.method,
+      covers=estimate.covers,
+      warning='; '.join(dict.fromkeys(estimate.warnings)),
+      clusters_needed=None,
+      noise=estimate.noise_text,
+      standard_error=estimate.standard_error,
+      dof=estimate.dof,
+      p_equivalence=p_equivalence,
+      no_verdict=estimate.no_verdict,
+      order=order,
+      trend_per_hour=None if trend is None else trend.per_hour,
+      noise_profile=estimate.noise,
   )
-  return _Decide(row, p, 1 - level)
+  return CompareRows([row], 1 - level)[0]
+
+
+def _Decided(
+    row: ComparisonRow,
+    q: float,
+    q_equivalence: float,
+    levels: tuple[float, float],
+    fdr: float,
+    alpha: float,
+) -> ComparisonRow:
+  """The row with its intervals at `levels`, adjusted p-values, verdict."""
+  difference = math.log(row.ratio)
+  level, equivalence_level = levels
+  low, high = _Bounds(difference, row.standard_error, row.dof, level)
+  equivalence = _Bounds(
+      difference, row.standard_error, row.dof, equivalence_level
+  )
+  detectable = q <= fdr
+  if q_equivalence <= fdr:
+    verdict = EQUIVALENT
+  elif detectable:
+    verdict = BETTER if (row.ratio > 1) == row.higher_is_better else WORSE
+  else:
+    verdict = INCONCLUSIVE
+  row = dataclasses.replace(
+      row,
+      ci_low=low,
+      ci_high=high,
+      level=level,
+      equivalence_low=equivalence[0],
+      equivalence_high=equivalence[1],
+      equivalence_level=equivalence_level,
+      q=q,
+      q_equivalence=q_equivalence,
+      detectable=detectable,
+      verdict=verdict,
+  )
+  return dataclasses.replace(row, clusters_needed=_ClustersToSettle(row, alpha))
+
+
+def _Adjusted(p: np.ndarray) -> np.ndarray:
+  return stats.false_discovery_control(p, method='bh') if p.size else p
 
 
 def CompareRows(
@@ -413,34 +711,56 @@ def CompareRows(
 ) -> list[ComparisonRow]:
   """Sets the verdicts of all rows of a report together.
 
-  The p-values of all rows are adjusted by Benjamini and Hochberg (1995)
-  (scipy.stats.false_discovery_control): declaring BETTER or WORSE where
-  the adjusted p is at most `fdr` keeps the expected share of wrong
-  declarations at most `fdr`, however many figures a report compares.
-  Rows without a test (p nan) are left out of the adjustment. A row is
-  then BETTER or WORSE when q <= fdr and its interval excludes 1,
-  EQUIVALENT when its 2 level - 1 interval lies within [1 - margin,
-  1 + margin] (not adjusted: each such claim is a test of its own at 1 -
-  level), and INCONCLUSIVE otherwise.
+  The rows that can have a verdict (a test at a level that measures the
+  noise between clusters) form the family: the p-values of B/A = 1 and
+  those of the equivalence tests are each adjusted across it by Benjamini
+  and Hochberg (1995) (scipy.stats.false_discovery_control). Claiming a
+  difference where q <= fdr, or equivalence where q_equivalence <= fdr,
+  keeps the expected share of wrong claims of each kind at most `fdr`
+  however many figures a report compares. With R of the m rows selected,
+  the intervals are at 1 - max(R, 1) fdr / m (two-sided, B/A = 1) and 1 -
+  2 max(R', 1) fdr / m (equivalence), the levels at which a selected row's
+  interval excludes 1 or lies within the margin (Benjamini and Yekutieli
+  2005). The other rows are INCONCLUSIVE with their unadjusted (1 - fdr)
+  intervals.
 
   Args:
     rows: the rows from CompareArms.
-    fdr: the false discovery rate.
+    fdr: the false discovery rate, in (0, 0.5).
 
   Returns:
-    The rows, in the same order, with q and verdict set.
+    The rows, in the same order, with intervals, q and verdict set.
 
   Raises:
-    ValueError: fdr not in (0, 1).
+    ValueError: fdr not in (0, 0.5).
   """
-  if not 0 < fdr < 1:
-    raise ValueError(f'false discovery rate {fdr} is not in (0, 1)')
-  p = np.array([row.p for row in rows], dtype=float)
-  q = np.full(len(rows), math.nan)
-  tested = np.isfinite(p)
-  if tested.any():
-    q[tested] = stats.false_discovery_control(p[tested], method='bh')
-  return [_Decide(row, float(value), fdr) for row, value in zip(rows, q)]
+  if not 0 < fdr < 0.5:
+    raise ValueError(f'false discovery rate {fdr} is not in (0, 0.5)')
+  family = [
+      index
+      for index, row in enumerate(rows)
+      if not row.no_verdict and math.isfinite(row.p)
+  ]
+  p = np.array([rows[i].p for i in family], dtype=float)
+  p_equivalence = np.array([rows[i].p_equivalence for i in family])
+  q, q_equivalence = _Adjusted(p), _Adjusted(p_equivalence)
+  size = max(len(family), 1)
+  levels = (
+      1 - max(int(np.sum(q <= fdr)), 1) * fdr / size,
+      1 - 2 * max(int(np.sum(q_equivalence <= fdr)), 1) * fdr / size,
+  )
+  adjusted = dict(zip(family, zip(q.tolist(), q_equivalence.tolist())))
+  # Clusters to settle a row: tested as every row of the report would be.
+  alpha = fdr / max(len(rows), 1)
+  decided = []
+  for index, row in enumerate(rows):
+    if index in adjusted:
+      decided.append(_Decided(row, *adjusted[index], levels, fdr, alpha))
+    else:
+      decided.append(
+          _Decided(row, math.nan, math.nan, (1 - fdr, 1 - 2 * fdr), fdr, alpha)
+      )
+  return decided
 
 
 def _Percent(ratio: float) -> str:
@@ -448,6 +768,11 @@ def _Percent(ratio: float) -> str:
   if not math.isfinite(ratio):
     return '+inf'
   return f'{round((ratio - 1) * 100, 1) + 0.0:+.1f}'
+
+
+def LevelText(level: float) -> str:
+  """A confidence level as a percentage: '95%', '99.17%'."""
+  return f'{level * 100:.2f}'.rstrip('0').rstrip('.') + '%'
 
 
 def _ArmDesign(runs: int, clusters: int) -> str:
@@ -470,13 +795,33 @@ def _Design(row: ComparisonRow) -> str:
   return f'A: {design_a}, B: {design_b}'
 
 
+def _Outcome(row: ComparisonRow) -> str:
+  """The verdict in words, with what would settle an open row."""
+  if row.verdict == BETTER:
+    return 'B is better'
+  if row.verdict == WORSE:
+    return 'B is worse'
+  if row.verdict == EQUIVALENT:
+    outcome = f'equivalent within {row.margin:.0%}'
+    if row.detectable:
+      outcome += ' (a difference is detectable, inside the margin)'
+    return outcome
+  outcome = (
+      f'no verdict: {row.no_verdict}' if row.no_verdict else 'inconclusive'
+  )
+  if row.clusters_needed is not None:
+    outcome += f'; about {row.clusters_needed} clusters per arm would settle it'
+  return outcome
+
+
 def ClaimSentence(row: ComparisonRow) -> str:
   """The row as a sentence a report can print.
 
   E.g. 'write op rate: B/A = +23.0% [+18.9, +27.2] (95% CI; 3 clusters x 3
-  repeats per arm): B is better'. An EQUIVALENT row shows its 2 level - 1
-  interval and the margin; an INCONCLUSIVE row says so and how many
-  clusters per arm would settle it; the row's warning follows.
+  repeats per arm): B is better'. The interval is the one the verdict
+  rests on (ComparisonRow.VerdictInterval); a row without a verdict says
+  why, and how many clusters per arm would settle it; the row's warning
+  follows.
 
   Args:
     row: a row, best after CompareRows.
@@ -486,34 +831,15 @@ def ClaimSentence(row: ComparisonRow) -> str:
   """
   label = ' '.join(part for part in (row.step, row.metric) if part)
   design = _Design(row)
-  if row.verdict == EQUIVALENT:
-    low, high, level = (
-        row.equivalence_low,
-        row.equivalence_high,
-        2 * row.level - 1,
-    )
-  else:
-    low, high, level = row.ci_low, row.ci_high, row.level
+  low, high, level = row.VerdictInterval()
   if math.isfinite(high):
     change = (
         f'B/A = {_Percent(row.ratio)}% [{_Percent(low)}, {_Percent(high)}]'
-        f' ({level:.0%} CI; {design})'
+        f' ({LevelText(level)} CI; {design})'
     )
   else:
     change = f'B/A = {_Percent(row.ratio)}% (no interval; {design})'
-  if row.verdict == BETTER:
-    outcome = 'B is better'
-  elif row.verdict == WORSE:
-    outcome = 'B is worse'
-  elif row.verdict == EQUIVALENT:
-    outcome = f'equivalent within {row.margin:.0%}'
-  elif row.clusters_needed is None:
-    outcome = 'inconclusive'
-  else:
-    outcome = (
-        f'inconclusive; about {row.clusters_needed} clusters per arm would'
-        ' settle it'
-    )
+  outcome = _Outcome(row)
   sentence = (
       f'{label}: {change}: {outcome}' if label else f'{change}: {outcome}'
   )

@@ -55,8 +55,7 @@ class NoiseProfile:
     between_cluster_cv: SD of log cluster means beyond what run-to-run noise
       explains; None when unknown (fewer than two clusters). When no
       cluster had two runs it also holds the run-to-run noise (the two
-      cannot be told apart), which overstates the noise of plans with
-      repeats.
+      cannot be told apart; ClusterMeanVariance takes it so).
     within_cluster_cv: SD of log values of runs on one cluster (it includes
       the within-run noise); None when no cluster had two runs.
     within_run_cv: root mean square of the runs' own relative standard
@@ -141,9 +140,16 @@ def ClusterMeanVariance(noise: NoiseProfile, repeats: int) -> float:
   """Variance of one cluster's log mean over `repeats` runs.
 
   between_cluster_cv^2 + within_cluster_cv^2 / repeats: repeats average
-  away run-to-run noise only. An unknown between-cluster part counts as 0
-  and an unknown within-cluster part as the within-run noise (which it
-  includes), so with missing parts the result is a lower bound.
+  away run-to-run noise only. When no cluster had two runs
+  (within_cluster_cv None), between_cluster_cv already holds the whole
+  noise of a one-run cluster, run-to-run and within-run noise included, and
+  is taken as it is: adding the within-run noise again would count it twice.
+  With repeats it is then reduced by the within-run part they average away,
+  within_run_cv^2 (1 - 1 / repeats), an upper bound since run-to-run noise
+  is at least the within-run noise. With only one cluster the
+  between-cluster part is unknown and counts as 0, and an unknown
+  within-cluster part as the within-run noise (which it includes): the
+  result is then a lower bound.
 
   Args:
     noise: the figure's noise.
@@ -157,12 +163,16 @@ def ClusterMeanVariance(noise: NoiseProfile, repeats: int) -> float:
   """
   if repeats < 1:
     raise ValueError(f'{repeats} repeats: at least 1 is needed')
-  within = noise.within_cluster_cv
+  between, within = noise.between_cluster_cv, noise.within_cluster_cv
+  within_run = noise.within_run_cv or 0.0
+  if between is not None and within is None:
+    averaged = within_run**2 * (1 - 1 / repeats)
+    return max(between**2 - averaged, within_run**2 / repeats)
   if within is None:
     within = noise.within_run_cv
-  if noise.between_cluster_cv is None and within is None:
+  if between is None and within is None:
     raise ValueError('the noise profile knows no noise at any level')
-  return (noise.between_cluster_cv or 0.0) ** 2 + (within or 0.0) ** 2 / repeats
+  return (between or 0.0) ** 2 + (within or 0.0) ** 2 / repeats
 
 
 def _WelchDof(clusters: np.ndarray) -> np.ndarray:

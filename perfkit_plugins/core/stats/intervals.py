@@ -122,12 +122,15 @@ class Measurement:
     repeat: which run on that cluster, 1..R.
     within: the run's own within-run interval (MeanOfSeries or
       PercentileOfIntervals), None when the run kept no series.
+    start: when the run started (epoch seconds), None when unknown: A/B
+      comparisons read the arms' order in time from it.
   """
 
   value: float
   cluster: str
   repeat: int
   within: Optional[Interval] = None
+  start: Optional[float] = None
 
 
 def _CheckLevel(level: float) -> None:

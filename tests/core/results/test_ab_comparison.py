@@ -144,13 +144,14 @@ def test_better_is_higher_rate_and_lower_latency():
   }
 
 
-def test_one_cluster_per_arm_compares_repeats_and_says_so():
+def test_one_cluster_per_arm_shows_repeats_without_a_verdict():
   report = ab_comparison.Compare(
       _Arm('a', 1, seed=5), _Arm('b', 1, scale=0.75, seed=6)
   )
   row = _Rows(report, 'op_rate')[0].row
   assert row.method == 'welch_repeats'
   assert row.covers == 'within_cluster'
+  assert {c.row.verdict for c in report.rows} == {comparison.INCONCLUSIVE}
   assert 'covers only these two clusters' in row.warning
   text = ab_comparison.RenderComparison(report)
   assert 'Unit replicated: repeats on one cluster' in text
@@ -160,10 +161,11 @@ def test_one_cluster_per_arm_compares_repeats_and_says_so():
   ) in text
   claim = ab_comparison.Claim(_Rows(report, 'op_rate')[0])
   assert claim.startswith('read_small op rate: B/A = -2')
-  assert claim.endswith(
-      '(95% CI; 1 cluster x 3 repeats per arm): B is worse; one cluster per'
-      ' arm: the interval covers only these two clusters'
-  )
+  assert (
+      '(95% CI; 1 cluster x 3 repeats per arm): no verdict: one cluster per'
+      ' arm: the noise between clusters is unknown'
+  ) in claim
+  assert f'No verdict in {len(report.rows)} rows: one cluster per arm' in text
 
 
 def test_measurements_are_the_repeats_with_their_within_run_intervals():

@@ -69,15 +69,23 @@ def test_a_plan_from_measured_noise():
   assert rate.figure.metric == 'op_rate'
   assert rate.noise.clusters == 6 and rate.noise.runs == 18
   assert rate.noise.between_cluster_cv == pytest.approx(0.03, abs=0.02)
-  assert rate.detect == experiment.ClustersNeeded(rate.noise, 0.05, 3)
+  # The report adjusts across its rows: each figure is planned at 5% / m.
+  figures = len(plan.figures)
+  assert plan.alpha == pytest.approx(0.05 / figures)
+  assert rate.detect == experiment.ClustersNeeded(
+      rate.noise, 0.05, 3, 0.05 / figures
+  )
+  assert rate.detect > experiment.ClustersNeeded(rate.noise, 0.05, 3)
   assert rate.equivalence == experiment.ClustersNeededForEquivalence(
-      rate.noise, 0.0, 0.02, 3
+      rate.noise, 0.0, 0.02, 3, 0.05 / figures
   )
   assert plan.figures[1].margin == 0.05  # a percentile's
   text = ab_plan.RenderPlan(plan)
   assert text.startswith(
       'A/B plan: clusters per arm to detect a difference of +5.0%'
-      ' (two-sided, alpha 5%, power 80%), 3 repeats per cluster\n'
+      f' (two-sided, alpha 5% / {figures} figures = {0.05 / figures:.2%}'
+      " each, as the report's adjustment across its rows asks, power 80%),"
+      ' 3 repeats per cluster\n'
       '  Noise: measured on 6 runs on 6 clusters (aa.json)'
   )
   worst = max(p.detect for p in plan.figures)

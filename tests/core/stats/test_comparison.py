@@ -28,21 +28,9 @@ import pytest
 from scipy import stats
 
 from perfkit_plugins.core.stats import comparison
+from perfkit_plugins.core.stats import experiment
 from perfkit_plugins.core.stats import intervals
-
-
-def _Within(value, standard_error, dof=20):
-  return intervals.Interval(
-      estimate=value,
-      low=value * math.exp(-2 * standard_error),
-      high=value * math.exp(2 * standard_error),
-      level=0.95,
-      method='batch_means',
-      covers=intervals.WITHIN_RUN,
-      units=dof + 1,
-      standard_error=standard_error,
-      dof=dof,
-  )
+from perfkit_plugins.testing import within_run_intervals
 
 
 def _Arm(values_by_cluster, tag):
@@ -79,6 +67,8 @@ def _Row(**fields):
       noise='SD of log cluster means 1.0%',
       standard_error=0.01,
       dof=4.0,
+      equivalence_level=0.9,
+      p_equivalence=1.0,
   )
   return dataclasses.replace(row, **fields)
 
@@ -120,45 +110,91 @@ def test_clusters_are_compared_by_welch_on_log_cluster_means():
   assert 'cluster means' in row.noise
 
 
-def test_one_cluster_per_arm_compares_repeats_and_says_so():
+def test_one_cluster_per_arm_shows_repeats_but_gives_no_verdict():
   a = _Arm([[100, 101, 99]], 'a')
-  b = _Arm([[103, 104, 102]], 'b')
+  b = _Arm([[130, 131, 129]], 'b')
   row = comparison.CompareArms(a, b, True, comparison.RATE_MARGIN)
   welch = stats.ttest_ind(
-      np.log([103, 104, 102]), np.log([100, 101, 99]), equal_var=False
+      np.log([130, 131, 129]), np.log([100, 101, 99]), equal_var=False
   )
   assert row.p == pytest.approx(welch.pvalue)
   assert (row.method, row.covers) == (
-      'welch_repeats',
+      comparison.WELCH_REPEATS,
       intervals.WITHIN_CLUSTER,
   )
   assert row.warning == (
       'one cluster per arm: the interval covers only these two clusters'
   )
+  # +30%, p ~ 1e-5: still no verdict, two clusters may differ that much.
+  assert row.verdict == comparison.INCONCLUSIVE
+  assert row.no_verdict.startswith('one cluster per arm: the noise between')
+  assert math.isnan(row.q)
   assert 'lower bound' in row.noise
+  assert 'no verdict: one cluster per arm' in comparison.ClaimSentence(row)
 
 
-def test_an_arm_on_one_cluster_limits_the_comparison():
-  a = _Arm([[100], [101], [99]], 'a')
-  b = _Arm([[103, 104, 102]], 'b')
+def test_an_arm_on_one_cluster_is_compared_with_the_other_arms_clusters():
+  a = _Arm([[100], [104], [98]], 'a')
+  b = _Arm([[110, 111, 109]], 'b')
   row = comparison.CompareArms(a, b, True, comparison.RATE_MARGIN)
-  assert row.covers == intervals.WITHIN_CLUSTER
-  assert 'arm B ran on one cluster' in row.warning
+  logs_a = np.log([100, 104, 98])
+  spread = logs_a.std(ddof=1)
+  assert row.method == comparison.AGAINST_ONE_CLUSTER
+  assert row.covers == intervals.ACROSS_CLUSTERS
+  assert row.ratio == pytest.approx(
+      math.exp(np.log([110, 111, 109]).mean() - logs_a.mean())
+  )
+  # A prediction interval: the lone cluster varies as A's clusters do.
+  assert row.standard_error == pytest.approx(spread * math.sqrt(1 + 1 / 3))
+  assert row.dof == 2
+  assert 'arm B ran on one cluster: the noise of its cluster is taken from' in (
+      row.warning
+  )
+  assert not row.no_verdict
 
 
-def test_single_runs_combine_their_within_run_errors():
-  a = [intervals.Measurement(100.0, 'a', 1, _Within(100.0, 0.01, 10))]
-  b = [intervals.Measurement(105.0, 'b', 1, _Within(105.0, 0.02, 30))]
+def test_single_runs_combine_their_within_run_errors_without_a_verdict():
+  a = [
+      intervals.Measurement(
+          100.0, 'a', 1, within_run_intervals.WithinRun(100.0, 0.01, 10)
+      )
+  ]
+  b = [
+      intervals.Measurement(
+          150.0, 'b', 1, within_run_intervals.WithinRun(150.0, 0.02, 30)
+      )
+  ]
   row = comparison.CompareArms(a, b, True, comparison.RATE_MARGIN)
   error = math.hypot(0.01, 0.02)
   dof = error**4 / (0.01**4 / 10 + 0.02**4 / 30)
   assert row.standard_error == pytest.approx(error)
   assert row.dof == pytest.approx(dof)
   assert row.p == pytest.approx(
-      2 * stats.t.sf(math.log(1.05) / error, dof), rel=1e-9
+      2 * stats.t.sf(math.log(1.5) / error, dof), rel=1e-9
   )
   assert (row.method, row.covers) == ('delta_within_run', 'within_run')
   assert row.warning.startswith('single runs')
+  assert row.verdict == comparison.INCONCLUSIVE and row.no_verdict
+  assert row.clusters_needed is not None
+
+
+def test_an_aa_experiments_noise_gives_one_cluster_per_arm_a_verdict():
+  noise = experiment.NoiseProfile(0.02, 0.01, None, clusters=6, runs=12)
+  a = _Arm([[100, 101]], 'a')
+  b = _Arm([[120, 121]], 'b')
+  row = comparison.CompareArms(a, b, True, comparison.RATE_MARGIN, noise=noise)
+  assert row.method == comparison.GIVEN_NOISE
+  assert row.standard_error == pytest.approx(
+      math.sqrt(2 * (0.02**2 + 0.01**2 / 2))
+  )
+  assert row.dof == 5
+  assert row.verdict == comparison.BETTER
+  assert "A/A experiment's (6 clusters, 12 runs)" in row.warning
+  unsplit = experiment.NoiseProfile(None, 0.01, None, clusters=1, runs=4)
+  row = comparison.CompareArms(
+      a, b, True, comparison.RATE_MARGIN, noise=unsplit
+  )
+  assert row.no_verdict and row.method == comparison.WELCH_REPEATS
 
 
 def test_a_run_without_an_interval_cannot_be_tested():
@@ -176,7 +212,7 @@ def test_a_run_without_an_interval_cannot_be_tested():
   assert math.isnan(rows[0].q)
   assert rows[1].q == pytest.approx(0.01)
   assert comparison.ClaimSentence(rows[0]).startswith(
-      'B/A = -10.0% (no interval; 1 run per arm): inconclusive'
+      'B/A = -10.0% (no interval; 1 run per arm): no verdict: one cluster'
   )
 
 
@@ -192,24 +228,50 @@ def test_compare_rows_applies_benjamini_hochberg():
       comparison.INCONCLUSIVE,
       comparison.BETTER,
   ]
+  # Two of four selected: intervals at 1 - 2 x 0.03 / 4.
+  assert [row.level for row in rows] == pytest.approx([0.985] * 4)
+
+
+def test_equivalence_is_adjusted_across_rows_too():
+  p_equivalence = [0.01, 0.04, 0.03, 0.005]
+  rows = comparison.CompareRows(
+      [_Row(p=0.5, p_equivalence=value) for value in p_equivalence], fdr=0.03
+  )
+  assert [row.q_equivalence for row in rows] == pytest.approx(
+      [0.02, 0.04, 0.04, 0.02]
+  )
+  assert [row.verdict for row in rows] == [
+      comparison.EQUIVALENT,
+      comparison.INCONCLUSIVE,
+      comparison.INCONCLUSIVE,
+      comparison.EQUIVALENT,
+  ]
+  assert [row.equivalence_level for row in rows] == pytest.approx([0.97] * 4)
+
+
+def test_a_difference_inside_the_margin_is_equivalent_and_detectable():
+  # B 1% slower, 0.5% noise between clusters, 5% margin, 4 clusters per arm:
+  # the interval excludes 1 but lies well inside the margin.
+  a = _Arm([[1000 * f] for f in (1.004, 0.995, 1.001, 0.999)], 'a')
+  b = _Arm([[990 * f] for f in (0.996, 1.005, 0.999, 1.002)], 'b')
+  row = comparison.CompareArms(a, b, True, 0.05)
+  assert row.ci_high < 1
+  assert row.verdict == comparison.EQUIVALENT
+  assert row.detectable
+  assert comparison.ClaimSentence(row).endswith(
+      'equivalent within 5% (a difference is detectable, inside the margin)'
+  )
 
 
 def test_verdicts_follow_the_direction_and_the_margin():
   assert comparison.CompareRows([_Row(higher_is_better=False)])[0].verdict == (
       comparison.WORSE
   )
-  lower = _Row(ratio=0.8, ci_low=0.7, ci_high=0.9, higher_is_better=False)
+  lower = _Row(ratio=0.8, higher_is_better=False)
   assert comparison.CompareRows([lower])[0].verdict == comparison.BETTER
-  same = _Row(
-      ratio=1.002,
-      ci_low=0.97,
-      ci_high=1.03,
-      equivalence_low=0.985,
-      equivalence_high=1.019,
-      p=0.8,
-  )
+  same = _Row(ratio=1.002, standard_error=0.005, p=0.8, p_equivalence=0.001)
   assert comparison.CompareRows([same])[0].verdict == comparison.EQUIVALENT
-  wide = dataclasses.replace(same, equivalence_high=1.021)
+  wide = dataclasses.replace(same, p_equivalence=0.06)
   assert comparison.CompareRows([wide])[0].verdict == comparison.INCONCLUSIVE
 
 
@@ -224,11 +286,12 @@ def test_claim_sentences():
       ratio=1.004,
       equivalence_low=0.988,
       equivalence_high=1.0204,
+      equivalence_level=0.975,
       margin=comparison.PERCENTILE_MARGIN,
       verdict=comparison.EQUIVALENT,
   )
   assert comparison.ClaimSentence(equivalent) == (
-      'read_small p99: B/A = +0.4% [-1.2, +2.0] (90% CI; 3 clusters x 3'
+      'read_small p99: B/A = +0.4% [-1.2, +2.0] (97.5% CI; 3 clusters x 3'
       ' repeats per arm): equivalent within 5%'
   )
   inconclusive = _Row(
@@ -236,20 +299,19 @@ def test_claim_sentences():
       ratio=1.015,
       ci_low=0.979,
       ci_high=1.052,
+      level=0.99167,
       verdict=comparison.INCONCLUSIVE,
       runs_a=3,
       runs_b=3,
-      clusters_a=1,
-      clusters_b=1,
+      clusters_a=3,
+      clusters_b=3,
       clusters_needed=6,
-      warning=(
-          'one cluster per arm: the interval covers only these two clusters'
-      ),
+      warning='arms not interleaved',
   )
   assert comparison.ClaimSentence(inconclusive) == (
-      'mixed op rate: B/A = +1.5% [-2.1, +5.2] (95% CI; 1 cluster x 3 repeats'
-      ' per arm): inconclusive; about 6 clusters per arm would settle it; one'
-      ' cluster per arm: the interval covers only these two clusters'
+      'mixed op rate: B/A = +1.5% [-2.1, +5.2] (99.17% CI; 3 clusters x 1'
+      ' repeat per arm): inconclusive; about 6 clusters per arm would settle'
+      ' it; arms not interleaved'
   )
   uneven = _Row(
       ratio=0.9996,
@@ -347,20 +409,22 @@ def test_identical_arms_are_rarely_called_different():
   assert adjusted / total <= 0.05
 
 
-def test_one_cluster_per_arm_mistakes_cluster_offsets_for_differences():
+def test_one_cluster_per_arm_gives_no_verdict_where_repeats_would_mislead():
   rng = np.random.default_rng(42)
-  called = total = 0
+  significant = called = total = 0
   for _ in range(50):
     rows = comparison.CompareRows(
         _SimulatedReport(rng, [1.0] * 20, 1, 3, 0.02, 0.01)
     )
+    significant += sum(r.p <= 0.05 for r in rows)
     called += sum(
         r.verdict in (comparison.BETTER, comparison.WORSE) for r in rows
     )
     total += len(rows)
-  # Why such rows carry a warning: the two clusters differ by ~2.8%, which
-  # repeats on them cannot see.
-  assert called / total > 0.2
+  # The two clusters differ by ~2.8%, which repeats on them cannot see: a
+  # test of the repeats calls most rows different; no verdict is given.
+  assert significant / total > 0.2
+  assert called == 0
 
 
 def test_a_real_ten_percent_difference_is_found():

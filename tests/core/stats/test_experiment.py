@@ -104,6 +104,37 @@ def test_repeats_only_divide_the_within_cluster_part():
     experiment.ClusterMeanVariance(noise, 0)
 
 
+def test_one_run_per_cluster_counts_the_within_run_noise_once():
+  # An A/A experiment of one run per cluster: the clusters' spread (5%)
+  # already holds each run's own noise (4%).
+  rng = np.random.default_rng(30)
+  clusters = rng.normal(0, 0.03, 400) + rng.normal(0, 0.04, 400)
+  measured = experiment.NoiseFromMeasurements([
+      intervals.Measurement(
+          float(math.exp(value)),
+          f'c{i}',
+          1,
+          intervals.Interval(
+              1, 0.9, 1.1, 0.95, 'm', 'within_run', 30, 0.04, 29
+          ),
+      )
+      for i, value in enumerate(clusters)
+  ])
+  assert measured.within_cluster_cv is None
+  assert measured.between_cluster_cv == pytest.approx(0.05, rel=0.1)
+  assert experiment.ClusterMeanVariance(measured, 1) == pytest.approx(
+      measured.between_cluster_cv**2
+  )
+  alone = experiment.NoiseProfile(measured.between_cluster_cv, None, None)
+  assert experiment.ClustersNeeded(
+      measured, 0.05, 1
+  ) == experiment.ClustersNeeded(alone, 0.05, 1)
+  # Repeats can average away at most the within-run part.
+  assert experiment.ClusterMeanVariance(measured, 4) == pytest.approx(
+      measured.between_cluster_cv**2 - 0.04**2 * 0.75
+  )
+
+
 def _SimulatedPower(rng, noise, difference, repeats, clusters, trials=4000):
   """Share of simulated designs where Welch's test finds the difference."""
   shape = (trials, clusters)
