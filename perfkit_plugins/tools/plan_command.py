@@ -25,7 +25,7 @@ cluster's estimated RAM, every step with every loader's key range and
 cassandra-stress command, the estimated duration and cost with the price
 source, and warnings about known traps. Invalid settings fail here as they
 would in `pkb.py`, with the message naming the flag, and the command exits
-with 1.
+with 1. `--help` prints this text and the benchmark's flags.
 
 The flags and config go through PKB's own machinery in-process, as
 `pkb.py` does before provisioning: its flag parsing,
@@ -51,6 +51,8 @@ from perfkit_plugins.operations import vm_clocks
 from perfkit_plugins.tools import pkb_location
 
 BENCHMARK_NAME = 'scylla_phases'
+# absl's help flags, which pkb.py's parsing does not define.
+_HELP_FLAGS = ('-h', '-help', '--help', '--helpshort', '--helpfull')
 
 
 class PlanError(Exception):
@@ -136,6 +138,7 @@ def _DecodedRuns(flag_values):
       settings = run_settings.SettingsFromConfig(spec)
       servers = spec.vm_groups['servers']
       local_ssds = run_settings.LocalSsds(settings, servers)
+      timeout_minutes = flag_values.timeout_minutes
     disk = servers.disk_spec
     runs.append(
         DecodedRun(
@@ -154,6 +157,7 @@ def _DecodedRuns(flag_values):
             },
             disk_iops=disk and disk.provisioned_iops,
             disk_mib_s=disk and disk.provisioned_throughput,
+            timeout_minutes=timeout_minutes,
         )
     )
   return runs
@@ -170,6 +174,7 @@ class DecodedRun:
     zones: {group: its zone}.
     disk_iops: IOPS provisioned on the servers' network disk, or None.
     disk_mib_s: MiB/s provisioned on it, or None.
+    timeout_minutes: PKB's --timeout_minutes for the run.
   """
 
   settings: settings_lib.Settings
@@ -178,6 +183,7 @@ class DecodedRun:
   zones: dict = dataclasses.field(default_factory=dict)
   disk_iops: int | None = None
   disk_mib_s: int | None = None
+  timeout_minutes: int | None = None
 
 
 def MachinesOf(run):
@@ -275,7 +281,9 @@ def RenderRuns(runs):
       texts.append(_OwnMachinesRun(title, settings, run.static_vms))
       continue
     steps, shapes = PlanRun(run)
-    text, estimate = plan_report.RenderPlan(title, settings, steps, shapes)
+    text, estimate = plan_report.RenderPlan(
+        title, settings, steps, shapes, run.timeout_minutes
+    )
     texts.append(text)
     estimates.append((title, estimate))
   if len(estimates) > 1:
@@ -283,15 +291,34 @@ def RenderRuns(runs):
   return '\n\n\n'.join(texts)
 
 
+def _Help():
+  """The command's usage and the scylla_phases flags, as absl lists them."""
+  # PKB is imported by now (_ImportPkb): the flags module defines on it.
+  # pylint: disable=import-outside-toplevel
+  from absl import flags
+  from perfkit_plugins.shell import scylla_phases_flags
+
+  # pylint: enable=import-outside-toplevel
+  return (
+      f'{__doc__.strip()}\n\nThe flags of {BENCHMARK_NAME} (every pkb.py flag'
+      ' is taken too; `pkb.py --helpmatch=REGEX` lists them):\n\n'
+      + flags.FLAGS.module_help(scylla_phases_flags)
+  )
+
+
 def Main(argv=None):
   """Prints the plan of the runs `argv` (pkb.py's flags) selects.
 
   Returns:
-    0, or 1 when the settings cannot run (the reason is on stderr).
+    0 (also for --help), or 1 when the settings cannot run (the reason is
+    on stderr).
   """
   argv = list(sys.argv if argv is None else argv)
   try:
     pkb = _ImportPkb()
+    if any(arg in _HELP_FLAGS for arg in argv[1:]):
+      print(_Help())
+      return 0
     # absl's flags are PKB's once PKB is imported (from its checkout).
     # pylint: disable=import-outside-toplevel
     from absl import flags

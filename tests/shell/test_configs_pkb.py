@@ -405,3 +405,11 @@ def test_plans_show_quota_disk_paths_and_maintenance(tmp_path):
         in body
     )
     assert '! data disk: c3.2xlarge reaches EBS at most 8,000 IOPS' in body
+
+
+@pytest.mark.parametrize('flag', ['--help', '-h', '--helpfull'])
+def test_plan_help_exits_0_with_the_benchmarks_flags(tmp_path, flag):
+  result = RunPlan(tmp_path, flag)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert result.stdout.startswith('`scylla-phases-plan`: what a scylla_phases')
+  assert '--scylla_release' in result.stdout

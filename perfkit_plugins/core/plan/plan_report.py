@@ -309,7 +309,7 @@ def _CostLines(settings, shapes, estimate):
   return lines
 
 
-def RenderPlan(title, settings, steps, shapes):
+def RenderPlan(title, settings, steps, shapes, timeout_minutes=None):
   """The plan of one run as text.
 
   Args:
@@ -317,6 +317,7 @@ def RenderPlan(title, settings, steps, shapes):
     settings: validated Settings.
     steps: plan.PlanRun result.
     shapes: plan_machines.Machines.
+    timeout_minutes: PKB's --timeout_minutes for this run, None if unknown.
 
   Returns:
     (text, plan_estimates.RunEstimate).
@@ -325,7 +326,9 @@ def RenderPlan(title, settings, steps, shapes):
       settings, plan_machines.ClusterRamBytes(settings, shapes)
   )
   estimate = plan_estimates.Estimate(settings, steps, shapes)
-  warnings = plan_warnings.Warnings(settings, shapes, data_set, estimate)
+  warnings = plan_warnings.Warnings(
+      settings, shapes, data_set, estimate, timeout_minutes
+  )
   sections = [
       [title, '=' * len(title)],
       _ClusterLines(settings, shapes),

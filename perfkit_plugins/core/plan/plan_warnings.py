@@ -34,6 +34,8 @@ cases the settings alone allow, before provisioning:
 * Machine types without a price.
 """
 
+import math
+
 from perfkit_plugins.core import number_format
 from perfkit_plugins.core.config import settings_limits
 from perfkit_plugins.core.machines import local_disks
@@ -217,7 +219,30 @@ def _MaintenanceWarnings(settings, shapes, estimate):
   ]
 
 
-def Warnings(settings, shapes, data_set, estimate):
+def _TimeoutWarnings(estimate, timeout_minutes):
+  """A run that outlives the deadline PKB tags its resources with.
+
+  PKB labels every VM with --timeout_minutes (timeout_utc): the cleanup
+  jobs of many teams delete what is past it, mid-run or not.
+  """
+  if timeout_minutes is None or estimate.max_s <= timeout_minutes * 60:
+    return []
+  if estimate.min_s > timeout_minutes * 60:
+    how_long = f'takes at least {number_format.FormatDuration(estimate.min_s)}'
+  else:
+    how_long = (
+        f'may take up to {number_format.FormatDuration(estimate.max_s)} (every'
+        ' quiesce to its timeout)'
+    )
+  return [
+      f'timeout: this run {how_long}, longer than --timeout_minutes='
+      f'{timeout_minutes}, the deadline PKB tags every VM with (timeout_utc):'
+      ' a cleanup job that honours the tag may delete the machines mid-run;'
+      f' give --timeout_minutes={math.ceil(estimate.max_s / 60)}'
+  ]
+
+
+def Warnings(settings, shapes, data_set, estimate, timeout_minutes=None):
   """Known traps in these settings, as messages naming the flag to change.
 
   Checked: too few loaders for the server type; very large clusters,
@@ -225,7 +250,7 @@ def Warnings(settings, shapes, data_set, estimate):
   expected maximum write rate, or above what the loaders' threads can keep;
   medium or large reads whose working set fits in RAM; a network disk the
   servers' path cannot carry; long runs on servers that cannot live-migrate;
-  unknown prices.
+  a run longer than PKB's --timeout_minutes (when given); unknown prices.
   (A replication factor above the server count never gets here: settings
   validation rejects it, naming the flag.)
 
@@ -238,6 +263,7 @@ def Warnings(settings, shapes, data_set, estimate):
   warnings += _RamWarnings(settings, shapes, data_set)
   warnings += _DiskWarnings(settings, shapes)
   warnings += _MaintenanceWarnings(settings, shapes, estimate)
+  warnings += _TimeoutWarnings(estimate, timeout_minutes)
   if estimate.usd_per_hour is None:
     warnings.append(
         'cost: no price for '

@@ -234,3 +234,28 @@ def test_a_server_type_without_memory_figure_says_the_plan_uses_a_stand_in():
   )
   (warning,) = _Warnings(settings, shapes)
   assert warning.startswith(f'memory: no figure for {server_type}')
+
+
+def test_a_run_longer_than_pkbs_timeout_minutes_is_warned_of():
+  settings = planned_runs.Settings(**planned_runs.Z3_STUDY)
+  shapes = planned_runs.Priced(settings)
+  data_set, estimate = planned_runs.Report(settings, shapes)
+
+  def Timeout(minutes):
+    return [
+        w
+        for w in plan_warnings.Warnings(
+            settings, shapes, data_set, estimate, minutes
+        )
+        if w.startswith('timeout:')
+    ]
+
+  # PKB's default, 240 minutes: the study's run outlives it.
+  (warning,) = Timeout(240)
+  assert 'longer than --timeout_minutes=240, the deadline PKB tags' in warning
+  assert warning.endswith(
+      f'give --timeout_minutes={-(-estimate.max_s // 60):.0f}'
+  )
+  assert ('takes at least' in warning) == (estimate.min_s > 240 * 60)
+  assert not Timeout(-(-estimate.max_s // 60))
+  assert not Timeout(None)
