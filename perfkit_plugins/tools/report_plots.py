@@ -16,9 +16,10 @@
 
 * `<phase>_timeseries.png` per phase: op/s (top) and p99 latency (bottom)
   over time, one line per step, op type and latency kind;
-* `latency_ladder.png`: p99 and p99.9 latency against the fixed rate, one
-  line per run (response time where the run measured it, else service
-  time);
+* `latency_ladder.png`: p99 and p99.9 latency against the op rate each
+  fixed-rate step achieved, one line per run (response time where the run
+  measured it, else service time); a step whose rate was not reached is
+  ringed in red and labelled with what it achieved of its target;
 * `quiesce_timeline.png`: per run, populate then compaction until the
   cluster was quiet, on one time axis from the populate start, with the
   populate throughput above it (the c3.2xlarge study's Figure 1);
@@ -187,19 +188,32 @@ def PlotPhaseSeries(runs, phase, path):
 
 
 def _LadderLine(run, metric):
-  """[(rate, ms)] of the run's ladder: rt where measured, else st."""
+  """[(achieved op/s, ms, target op/s or None)] of the run's ladder.
+
+  Each step at the op rate it achieved, not at its target, which is given
+  only for a step whose rate was not reached; rt where measured, else st.
+  """
+  missed = results_tables.RateMissedSteps(run)
   points = []
   for rate, step, op in results_tables.LadderPoints(run):
     value = run.Value(metric, step, op, 'rt')
     if value is None:
       value = run.Value(metric, step, op, 'st')
     if value is not None:
-      points.append((rate, value))
+      points.append((
+          run.Value('op_rate', step, op),
+          value,
+          rate if step in missed else None,
+      ))
   return points
 
 
 def PlotLadder(runs, path):
-  """p99 and p99.9 latency against the fixed rate, one line per run.
+  """p99 and p99.9 latency against the rate achieved, one line per run.
+
+  A step whose fixed rate was not reached is ringed in red and labelled
+  `<achieved> of <target> op/s`: its latency is that of a queue behind
+  its schedule, not of the database at its target.
 
   Returns:
     path.
@@ -214,15 +228,29 @@ def PlotLadder(runs, path):
       style, marker = RunStyle(i)
       if points:
         axes.plot(
-            [rate for rate, _ in points],
-            [ms for _, ms in points],
+            [rate for rate, _, _ in points],
+            [ms for _, ms, _ in points],
             linestyle=style,
             marker=marker,
             label=f'[{i + 1}]',
         )
+      for rate, ms, target in points:
+        if target is None:
+          continue
+        axes.scatter(
+            [rate], [ms], s=200, facecolors='none', edgecolors='tab:red'
+        )
+        axes.annotate(
+            f'rate not reached: {rate:,.0f} of {target:,.0f} op/s',
+            (rate, ms),
+            textcoords='offset points',
+            xytext=(8, 8),
+            color='tab:red',
+            fontsize='small',
+        )
     axes.set_ylim(bottom=0)
     axes.set_title(f'{name} latency')
-    axes.set_xlabel('fixed write rate (op/s)')
+    axes.set_xlabel('write rate achieved at a fixed rate (op/s)')
     axes.set_ylabel('ms')
     axes.grid(True, alpha=0.3)
     if axes.get_legend_handles_labels()[0]:

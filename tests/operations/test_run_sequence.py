@@ -355,6 +355,12 @@ def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
   assert Kinds('populate', 'WRITE') == ['st']
   assert Kinds('latency_4000', 'WRITE') == ['rt', 'st']
   assert Kinds('mixed', 'total') == ['st']
+  # The ladder's real runs kept their schedules (15,016 operations of
+  # 15,000 per loader at 500 op/s for 30 s): reached, not marked.
+  (rate,) = [r for r in by_name['latency_2000'] if r.metric == 'op_rate']
+  assert rate.metadata['scylla_rate'] == 2000
+  assert rate.metadata['scylla_rate_reached'] is True
+  assert rate.metadata['scylla_schedule_share'] == 4 * 15016 / 60000
   (operations,) = [r for r in by_name['populate'] if r.metric == 'operations']
   # Four loaders, each serving the real 200,000-key run.
   assert operations.value == 4 * 200000

@@ -163,6 +163,47 @@ def test_runs_differ_by_line_style_and_steps_share_colours(
     assert [style for _, style, _ in axes_lines] == ['-', '--']
 
 
+def test_ladder_puts_steps_at_the_rate_achieved_and_marks_a_missed_one(
+    tmp_path, testdata, monkeypatch
+):
+  samples = [
+      json.loads(line)
+      for line in testdata('report', 'report-2loaders-metadata.json').split(
+          '\n'
+      )
+      if line
+  ]
+  # latency_4000 as a run whose loaders fell behind publishes it.
+  for sample in samples:
+    if sample['metadata']['scylla_step'] == 'latency_4000':
+      sample['metadata']['scylla_rate_reached'] = False
+  (run,) = results_tables.LoadRuns(
+      [('m.json', '\n'.join(json.dumps(s) for s in samples))]
+  )
+  drawn = []
+  save = report_plots._Save  # pylint: disable=protected-access
+
+  def Keep(figure, path):
+    drawn.extend(figure.axes)
+    return save(figure, path)
+
+  monkeypatch.setattr(report_plots, '_Save', Keep)
+  report_plots.PlotLadder([run], str(tmp_path / 'ladder.png'))
+  achieved = [
+      run.Value('op_rate', step, 'WRITE')
+      for step in ('latency_2000', 'latency_4000')
+  ]
+  assert len(drawn) == 2
+  for axes in drawn:
+    (line,) = axes.lines
+    assert list(line.get_xdata()) == achieved
+    assert [t.get_text() for t in axes.texts] == [
+        f'rate not reached: {achieved[1]:,.0f} of 4,000 op/s'
+    ]
+    (ring,) = axes.collections
+    assert list(ring.get_offsets()[0]) == [achieved[1], line.get_ydata()[1]]
+
+
 def test_run_styles_repeat_after_four():
   assert report_plots.RunStyle(0) == ('-', 'o')
   assert report_plots.RunStyle(1) == ('--', 's')

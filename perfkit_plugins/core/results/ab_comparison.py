@@ -26,7 +26,10 @@ arm on several, or an A/A experiment's noise given with --noise_from), with
 a trend in time when the arms did not take turns; elsewhere it shows the
 difference within what ran, without a verdict. CompareRows adjusts every
 row's p-values together (Benjamini-Hochberg) before the verdicts. Warm-up
-steps are never compared.
+steps are never compared, nor is the op rate of a fixed-rate op type (its
+target, not the database's), nor any figure of a step whose fixed rate was
+not reached in a run of either arm (it measured a queue behind its
+schedule): the report says why.
 
 Imports scipy (through core/stats): only the report's modules import it,
 never a module pkb.py loads.
@@ -213,7 +216,9 @@ def Figures(runs):
   Per step and op type with an op rate: the op rate, then p50, p99 and
   p99.9 (those published) of the kind the step published: `rt` when it
   has response times (a fixed-rate step), else `st`. Warm-up steps are
-  left out.
+  left out, and so is the op rate of a fixed-rate op type: its loaders
+  hold it at their target, so it measures the target, not the database
+  (a shortfall is a missed rate, MissedRates).
 
   Args:
     runs: results_tables.Run.
@@ -235,14 +240,44 @@ def Figures(runs):
         published.add((r.metric, r.step, r.op, r.kind))
   figures = []
   for step, op in keys:
-    figures.append(Figure(step, op, OP_RATE))
     kind = results_tables.PublishedKind(kinds.get((step, op), ()))
+    if kind != RESPONSE_TIME:
+      figures.append(Figure(step, op, OP_RATE))
     figures += [
         Figure(step, op, metric, kind)
         for metric, _ in PERCENTILES
         if (metric, step, op, kind) in published
     ]
   return figures
+
+
+def MissedRates(arms):
+  """Why the steps whose fixed rate was not reached are not compared.
+
+  A step marked so (results_tables.RateMissedSteps) in any run of either arm
+  measured a queue of operations behind its schedule, not the database at
+  its rate, and the two arms did not put the same load on it: none of its
+  figures is compared.
+
+  Args:
+    arms: [(arm name, its results_tables.Run)].
+
+  Returns:
+    {step: why}, in the order the steps first appear.
+  """
+  missed = {}
+  for name, runs in arms:
+    for run in runs:
+      for step in results_tables.RateMissedSteps(run):
+        missed.setdefault(step, {})[name] = None
+  return {
+      step: (
+          f'{step}: not compared: its fixed rate was not reached in'
+          f' {" and ".join(names)} (rate_not_reached): its latencies measure'
+          ' a queue behind the schedule, not the database at that rate'
+      )
+      for step, names in missed.items()
+  }
 
 
 def _Within(row):
@@ -391,7 +426,10 @@ def Compare(
     noise_runs=(),
     noise_files=(),
 ):
-  """Compares every figure both arms publish.
+  """Compares every figure both arms publish (Figures).
+
+  The steps whose fixed rate was not reached (MissedRates) are left out,
+  with why.
 
   Args:
     a_runs: arm A's results_tables.Run.
@@ -417,7 +455,11 @@ def Compare(
   _DuplicateRuns(a_runs, b_runs)
   noise_source = _NoiseSource(noise_runs, noise_files) if noise_runs else ''
   margins = Margins(margin)
-  a_figures, b_figures = Figures(a_runs), Figures(b_runs)
+  missed = MissedRates((('A', a_runs), ('B', b_runs)))
+  a_figures, b_figures = (
+      [f for f in Figures(runs) if f.step not in missed]
+      for runs in (a_runs, b_runs)
+  )
   in_a, in_b = set(a_figures), set(b_figures)
   shared = [f for f in a_figures if f in in_b]
   skipped = [
@@ -428,7 +470,7 @@ def Compare(
       )
       for f in figures
       if f not in other
-  ]
+  ] + list(missed.values())
   ops = {}
   for f in shared:
     ops.setdefault(f.step, set()).add(f.op)

@@ -18,9 +18,9 @@ The operations layer records one StepOutcome per planned step; the shell
 publishes each one's rows (sample_rows.OutcomeRows) and fails the run on
 Failures. The statuses are published with every step's samples, so a reader
 can tell a step that measured the database from one that failed, timed out,
-was not run, was interrupted or measured saturated loaders;
-PhaseOutputError carries the status of a step whose outputs give no
-figures, with every problem found.
+was not run, was interrupted, measured saturated loaders or did not reach
+its fixed rate; PhaseOutputError carries the status of a step whose
+outputs give no figures, with every problem found.
 """
 
 import dataclasses
@@ -30,6 +30,9 @@ STATUS_OK = 'ok'
 STATUS_FAILED = 'failed'
 STATUS_TIMEOUT = 'timeout'
 STATUS_SATURATED = 'loader_saturated'
+# A fixed-rate step whose loaders completed too little of their schedule
+# (step_results.FixedRate): its figures are published, marked.
+STATUS_RATE_NOT_REACHED = 'rate_not_reached'
 STATUS_NOT_RUN = 'not_run'
 STATUS_INTERRUPTED = 'interrupted'
 
@@ -40,7 +43,8 @@ class StepOutcome:
 
   Attributes:
     step: the plan.Step.
-    status: STATUS_* or a result's own status (e.g. 'loader_saturated').
+    status: STATUS_* or a result's own status (e.g. 'loader_saturated',
+      'rate_not_reached').
     started_at: controller clock, epoch seconds.
     ended_at: controller clock, epoch seconds.
     result: step_results.StepResult (stress), quiesce_timing.QuiesceResult,

@@ -33,12 +33,16 @@ when a file has none, and a figure's confidence interval where its sample
 carries one (`scylla_ci_low`, `scylla_ci_high`). Files written before
 these keys existed are one run per run_uri, one repeat.
 
-Tables, per run: throughput per step and op type (op/s, per server vCPU,
-per shard, per dollar, errors, loader CPU, status); latency percentiles
-(ms) per step, op type and kind (`st` service time, `rt` response time of
-fixed-rate runs); the fixed-rate ladder (latency against rate); quiesce
-times and compactions; steps that failed. For several runs, every figure
-two runs share, side by side with the ratio of each run to the first.
+Tables, per run: throughput per step and op type (op/s, the target of a
+fixed-rate op type, per server vCPU, per shard, per dollar, errors, loader
+CPU, status); latency percentiles (ms) per step, op type and kind (`st`
+service time, `rt` response time of fixed-rate runs); the fixed-rate
+ladder (latency against rate, the rate achieved, status); quiesce times
+and compactions; steps that failed. A step's status is its worst repeat's:
+a failure, else a mark (`loader_saturated`, `rate_not_reached`: a
+fixed-rate step whose loaders fell behind their schedule), else `ok`. For
+several runs, every figure two runs share, side by side with the ratio of
+each run to the first.
 """
 
 import ast
@@ -62,6 +66,9 @@ RUN_START_KEY = 'scylla_run_start'
 REPEAT_KEY = 'scylla_repeat'
 REPEATS_KEY = 'scylla_repeats'
 WARMUP_KEY = 'scylla_warmup'
+STATUS_KEY = 'scylla_status'
+# False on the samples of a step whose fixed rate was not reached.
+RATE_REACHED_KEY = 'scylla_rate_reached'
 # A figure's confidence interval (core/stats/intervals.Interval's fields).
 CI_PREFIX = 'scylla_ci_'
 CI_LOW = 'scylla_ci_low'
@@ -557,27 +564,65 @@ def _OpKeys(run, metric):
 
 
 def _Status(run, step):
-  """The step's status; a repeat that failed makes the step's."""
+  """The step's status: its worst repeat's (a failure, else a mark)."""
   statuses = [r for r in run.Find('phase_status') if r.step == step]
   if not statuses:
     return ''
-  worst = min(statuses, key=lambda r: bool(r.value))
-  return worst.metadata.get('scylla_status', 'ok' if worst.value else 'failed')
+  worst = min(
+      statuses,
+      key=lambda r: (bool(r.value), r.metadata.get(STATUS_KEY) == 'ok'),
+  )
+  return worst.metadata.get(STATUS_KEY, 'ok' if worst.value else 'failed')
+
+
+def TargetRate(run, step, op):
+  """The op/s an op type's loaders were asked for, or None.
+
+  Only for an op type every loader of which ran at a fixed rate: only such
+  an op type publishes response times (`rt`), and its `scylla_rate` is
+  their rates summed. Files of every release say both.
+  """
+  row = run.Pick('op_rate', step, op)
+  if row is None or not run.Rows('latency_p99', step, op, 'rt'):
+    return None
+  return row.metadata.get('scylla_rate') or None
+
+
+def RateMissedSteps(run):
+  """Steps a sample of which says their fixed rate was not reached.
+
+  In the order the run published them.
+  """
+  return list(
+      dict.fromkeys(
+          r.step for r in run.rows if r.metadata.get(RATE_REACHED_KEY) is False
+      )
+  )
 
 
 def ThroughputTable(run):
-  """Per step and op type: rates, per vCPU/shard/dollar, errors, status."""
+  """Per step and op type: rates, target, per vCPU/shard/dollar, status.
+
+  The target (op/s) is that of a fixed-rate op type (TargetRate), beside
+  the op rate it achieved.
+  """
+  (rate_metric, rate_unit), *others = THROUGHPUT_METRICS
   rows = []
   for step, op in _OpKeys(run, 'op_rate'):
-    cells = [step, op]
-    cells += [FigureCell(run, m, step, op) for m, _ in THROUGHPUT_METRICS]
+    cells = (
+        step,
+        op,
+        FigureCell(run, rate_metric, step, op),
+        _Cell('', TargetRate(run, step, op)),
+    )
+    cells += tuple(FigureCell(run, m, step, op) for m, _ in others)
     cpu = run.Value('loader_cpu_max', step)
-    cells += [_Cell('', cpu), _Status(run, step)]
-    rows.append(tuple(cells))
-  columns = ('step', 'op') + tuple(u for _, u in THROUGHPUT_METRICS)
+    rows.append(cells + (_Cell('', cpu), _Status(run, step)))
   return Table(
       'Throughput',
-      columns + ('loader CPU %', 'status'),
+      ('step', 'op', rate_unit, 'target op/s')
+      + tuple(u for _, u in others)
+      + ('loader CPU %', 'status'),
       tuple(rows),
       keys=2,
   )
@@ -613,7 +658,12 @@ def LadderPoints(run):
 
 
 def LadderTable(run):
-  """Latency against the fixed rate: achieved op/s and rt/st percentiles."""
+  """Latency against the fixed rate: achieved op/s, percentiles, status.
+
+  A step marked `rate_not_reached` measured a queue behind its schedule,
+  not the database at its rate: its status says so beside the rate it
+  achieved.
+  """
   rows = []
   for rate, step, op in LadderPoints(run):
     rows.append(
@@ -628,6 +678,7 @@ def LadderTable(run):
             for kind in ('rt', 'st')
             for metric in ('latency_p99', 'latency_p999', 'latency_max')
         )
+        + (_Status(run, step),)
     )
   return Table(
       'Latency at fixed rates (ms)',
@@ -642,6 +693,7 @@ def LadderTable(run):
           'st p99',
           'st p99.9',
           'st max',
+          'status',
       ),
       tuple(rows),
       keys=1,

@@ -33,11 +33,17 @@ report tool can rely on these names:
 * per stress step: loader_cpu_max (busy share of the busiest loader);
 * quiesce steps: populate_time, time_to_compact, total_time_to_quiesce,
   compactions, compaction_bytes_in, compaction_bytes_out;
-* every step: phase_status, 1 when the step succeeded (status 'ok', or
-  'loader_saturated' with the action 'mark': figures published, marked),
-  else 0 (failed, timeout, saturated with the action 'fail'); metadata
-  `scylla_status` ('ok', 'failed', 'timeout', 'loader_saturated') and
-  `scylla_error`.
+* every step: phase_status, 1 when the step succeeded (status 'ok',
+  'rate_not_reached', or 'loader_saturated' with the action 'mark':
+  figures published, marked), else 0 (failed, timeout, saturated with the
+  action 'fail'); metadata `scylla_status` ('ok', 'failed', 'timeout',
+  'loader_saturated', 'rate_not_reached') and `scylla_error`.
+
+A stress step with fixed-rate op types (step_results.FixedRate) says on
+every sample whether they reached their rate (`scylla_rate_reached`); the
+samples of each such op type carry its target (`scylla_rate`), the op
+rate it achieved (`scylla_achieved_rate`) and the share of its schedule
+its loaders completed (`scylla_schedule_share`, which decides).
 
 Figures with a confidence interval carry it in `scylla_ci_*` keys
 (CiMetadata): op_rate (and op_rate_per_vcpu, op_rate_per_shard and
@@ -91,7 +97,16 @@ _PER_REPEAT_KEYS = frozenset({
     'scylla_loader_cpu_max',
     'scylla_loader_cpu_peak',
     'scylla_loader_cpu_unknown',
+    'scylla_achieved_rate',
+    'scylla_schedule_share',
 })
+# Marks an aggregate across repeats takes from any repeat marked: (key, the
+# marked value, the status it gives), the status of the last that applies
+# standing (step_results.StepStatus's order).
+_REPEAT_MARKS = (
+    ('scylla_loader_saturated', True, outcomes.STATUS_SATURATED),
+    ('scylla_rate_reached', False, outcomes.STATUS_RATE_NOT_REACHED),
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,12 +250,14 @@ def _OpRuns(step, op_result):
   return [run for run in step.runs if run.loader_index in indexes]
 
 
-def _OpMetadata(step, op_result, base):
+def _OpMetadata(step, op_result, base, fixed=None):
   """base plus what the loaders that ran one op type did.
 
   The step's own metadata (in base) describes the whole step; these keys
   describe the op's loaders (in reads during writes the writers' threads,
-  rate and keys differ from the readers').
+  rate and keys differ from the readers'). `fixed`, the op's
+  step_results.FixedRate when it ran at a fixed rate, adds the op rate
+  achieved and the share of the schedule completed.
   """
   runs = _OpRuns(step, op_result)
   populations = sorted({run.population for run in runs})
@@ -263,6 +280,11 @@ def _OpMetadata(step, op_result, base):
       scylla_window_start=op_result.window_start_s,
       scylla_window_end=op_result.window_end_s,
   )
+  if fixed is not None:
+    metadata.update(
+        scylla_achieved_rate=op_result.op_rate,
+        scylla_schedule_share=fixed.share,
+    )
   return metadata
 
 
@@ -329,7 +351,9 @@ def _OpRows(step, result, op_result, context, base):
   the rates proportional to it and the percentiles carry their within-run
   intervals (CiMetadata) when the result has them.
   """
-  metadata = _OpMetadata(step, op_result, base)
+  metadata = _OpMetadata(
+      step, op_result, base, result.fixed_rates.get(op_result.op)
+  )
   rate = op_result.op_rate
   rows = [
       SampleRow('op_rate', rate, 'op/s', metadata),
@@ -426,10 +450,11 @@ def StatusRow(step, context, status, succeeded, error=''):
   Args:
     step: plan.Step.
     context: RunContext.
-    status: 'ok', 'failed', 'timeout' or 'loader_saturated'.
-    succeeded: whether the step's figures stand: True for 'ok', and for
-      'loader_saturated' under the action 'mark' (they are published,
-      marked).
+    status: 'ok', 'failed', 'timeout', 'loader_saturated' or
+      'rate_not_reached'.
+    succeeded: whether the step's figures stand: True for 'ok', for
+      'rate_not_reached', and for 'loader_saturated' under the action
+      'mark' (they are published, marked).
     error: what went wrong, '' if nothing.
   """
   metadata = StepMetadata(step, context)
@@ -460,6 +485,10 @@ def StressRows(step, result, context):
     base['scylla_loader_cpu_peak'] = result.loader_cpu_peak_pct
   if result.cpu_problems:
     base['scylla_loader_cpu_unknown'] = '; '.join(result.cpu_problems)
+  if result.fixed_rates:
+    base['scylla_rate_reached'] = (
+        result.status != outcomes.STATUS_RATE_NOT_REACHED
+    )
   rows = []
   for op_result in result.ops.values():
     rows += _OpRows(step, result, op_result, context, base)
@@ -576,8 +605,10 @@ def RepeatRows(rows: Sequence[SampleRow]) -> list[SampleRow]:
   the scylla_ci_* keys. Its metadata is the first repeat's, with
   `scylla_repeat` 0 (across repeats), `scylla_repeats_aggregated` the
   repeats averaged (e.g. '1,3' when repeat 2 failed), the loaders marked
-  saturated if they were in any repeat, and without what belongs to one
-  repeat: its window, its loaders' CPU and its within-run interval.
+  saturated and the fixed rate marked not reached if they were in any
+  repeat (with that repeat's status), and without what belongs to one
+  repeat: its window, its loaders' CPU, the rate it achieved and its
+  within-run interval.
 
   Warm-up steps (`scylla_warmup`), steps that did not succeed
   (phase_status 0), time series and rows of runs without repeats are left
@@ -640,13 +671,9 @@ def RepeatRows(rows: Sequence[SampleRow]) -> list[SampleRow]:
         scylla_repeats_aggregated=_Flat(repeats),
         **CiMetadata(interval, interval.estimate),
     )
-    if any(
-        by_repeat[r].metadata.get('scylla_loader_saturated') for r in repeats
-    ):
-      metadata.update(
-          scylla_loader_saturated=True,
-          scylla_status=outcomes.STATUS_SATURATED,
-      )
+    for key, marked, status in _REPEAT_MARKS:
+      if any(by_repeat[r].metadata.get(key) == marked for r in repeats):
+        metadata.update({key: marked, 'scylla_status': status})
     result.append(
         SampleRow(first.metric, interval.estimate, first.unit, metadata)
     )

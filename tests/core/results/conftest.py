@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Fixtures of the stress step tests: the lab's write run as loader output."""
+"""Fixtures of the stress step tests: real runs as loader output."""
 
 import pytest
 
@@ -30,6 +30,24 @@ def write_output(lab, testdata, shifted_hdr):
         stdout=text,
         log=text,
         hdr=shifted_hdr(lab(stress_steps.WRITE_HDR), shift_s, kinds),
+        cpu=testdata('loader', cpu),
+    )
+
+  return Make
+
+
+@pytest.fixture
+def capture(stress_output, testdata):
+  """LoaderOutput of a real capture of testdata/stress ('mixed.loader0').
+
+  Its CPU samples are those of testdata/loader's `cpu` file.
+  """
+
+  def Make(source, cpu='loader-idle.cpu'):
+    return loader_files.LoaderOutput(
+        stdout=stress_output(source, 'stdout'),
+        log=stress_output(source, 'log'),
+        hdr=stress_output(source, 'hdr'),
         cpu=testdata('loader', cpu),
     )
 

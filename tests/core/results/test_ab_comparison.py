@@ -48,8 +48,13 @@ def _Sample(metric, value, metadata, run_uri='', timestamp=1.0):
   })
 
 
-def _RunText(cluster, start, scale, rng, repeats=3, aggregate=True, ci=True):
-  """One run's samples: every step's op rate and p50/p99/p99.9."""
+def _RunText(
+    cluster, start, scale, rng, repeats=3, aggregate=True, ci=True, missed=()
+):
+  """One run's samples: every step's op rate and p50/p99/p99.9.
+
+  The steps in `missed` did not reach their fixed rate in any repeat.
+  """
   offset = math.exp(rng.normal(0, 0.02))
   lines = []
   for step, op, kind, rate, p99 in STEPS:
@@ -66,6 +71,8 @@ def _RunText(cluster, start, scale, rng, repeats=3, aggregate=True, ci=True):
           'scylla_repeat': repeat,
           'scylla_repeats': repeats,
       }
+      if kind == 'rt':
+        base['scylla_rate_reached'] = step not in missed
       figures = [('op_rate', rate * scale * f[0], '')] + [
           (metric, p99 * share / scale / x, kind)
           for (metric, share), x in zip(
@@ -237,14 +244,49 @@ def test_figures_take_the_published_kind_and_skip_warmups():
   kinds = {(f.step, f.metric): f.kind for f in figures}
   assert kinds[('read_small', 'latency_p99')] == 'st'
   assert kinds[('latency_2000', 'latency_p99')] == 'rt'
-  assert kinds[('latency_2000', 'op_rate')] == ''
   assert [f.Name() for f in figures[:4]] == [
       'op rate',
       'p50 latency',
       'p99 latency',
       'p99.9 latency',
   ]
-  assert figures[6].Name() == 'p99 response time'
+  assert figures[5].Name() == 'p99 response time'
+
+
+def test_the_op_rate_of_a_fixed_rate_step_is_not_compared():
+  """It is the loaders' target: 0.3% short of it is no performance."""
+  report = ab_comparison.Compare(
+      _Arm('a', 3, seed=1), _Arm('b', 3, scale=0.75, seed=2)
+  )
+  compared = {(c.figure.step, c.figure.metric) for c in report.rows}
+  assert ('latency_2000', 'op_rate') not in compared
+  assert ('read_small', 'op_rate') in compared
+  assert ('latency_2000', 'latency_p99') in compared
+  assert report.skipped == ()
+
+
+@pytest.mark.parametrize(
+    'a_missed, b_missed, arms',
+    [
+        ((), ('latency_2000',), 'B'),
+        (('latency_2000',), ('latency_2000',), 'A and B'),
+    ],
+)
+def test_a_step_that_missed_its_fixed_rate_is_not_compared(
+    a_missed, b_missed, arms
+):
+  report = ab_comparison.Compare(
+      _Arm('a', 3, seed=1, missed=a_missed),
+      _Arm('b', 3, seed=2, missed=b_missed),
+  )
+  assert {c.figure.step for c in report.rows} == {'read_small'}
+  why = (
+      f'latency_2000: not compared: its fixed rate was not reached in {arms}'
+      ' (rate_not_reached): its latencies measure a queue behind the'
+      ' schedule, not the database at that rate'
+  )
+  assert report.skipped == (why,)
+  assert f'Not compared\n  {why}' in ab_comparison.RenderComparison(report)
 
 
 def test_steps_of_one_arm_only_are_listed_not_compared():
@@ -361,7 +403,7 @@ def test_equivalent_arms_within_a_wide_margin():
       _Arm('a', 4, seed=16), _Arm('b', 4, seed=17), margin=0.2
   )
   assert {c.row.verdict for c in report.rows} == {comparison.EQUIVALENT}
-  assert ab_comparison.Summary(report) == '8 EQUIVALENT'
+  assert ab_comparison.Summary(report) == '7 EQUIVALENT'
 
 
 def test_inconclusive_rows_say_how_many_clusters_would_settle_them():
@@ -436,8 +478,8 @@ def test_rendered_comparison_has_a_table_and_a_claim_per_row():
   assert 'Unit replicated: clusters (Welch t test on log cluster means)' in (
       text
   )
-  assert 'Verdicts: 8 WORSE' in text
+  assert 'Verdicts: 7 WORSE' in text
   claims = text.split('\nClaims\n', 1)[1].splitlines()
-  assert len(claims) == len(report.rows) == 8
+  assert len(claims) == len(report.rows) == 7
   assert all(line.endswith(': B is worse') for line in claims)
   assert 'Warning, every row' not in text

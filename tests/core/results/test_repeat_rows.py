@@ -24,7 +24,6 @@ import math
 
 import pytest
 
-from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.core.results import sample_rows
 from perfkit_plugins.core.results import step_results
@@ -56,25 +55,22 @@ def Settings(repeats):
 
 
 @pytest.fixture
-def step_rows(stress_output, testdata):
-  """Returns Rows(name, source, context, repeats): a step's sample rows.
+def step_rows(capture):
+  """Returns Rows(name, source, context, repeats, settings): step rows.
 
-  The step `name` of a plan of `repeats` rounds, its loader serving the
-  real capture `source` (e.g. 'read_small').
+  The step `name` of a plan of `repeats` rounds (Settings, unless
+  `settings` are given), its loader serving the real capture `source`
+  (e.g. 'read_small').
   """
 
-  def Rows(name, source, context, repeats=3):
-    settings = Settings(repeats)
+  def Rows(name, source, context, repeats=3, settings=None):
+    settings = settings or Settings(repeats)
     step = stress_steps.StepOf(settings, name)
-    loader = f'{source}.loader0'
-    output = loader_files.LoaderOutput(
-        stdout=stress_output(loader, 'stdout'),
-        log=stress_output(loader, 'log'),
-        hdr=stress_output(loader, 'hdr'),
-        cpu=testdata('loader', 'loader-idle.cpu'),
-    )
     result = step_results.ResultOfStep(
-        step, stress_steps.Record(step), {0: output}, settings
+        step,
+        stress_steps.Record(step),
+        {0: capture(f'{source}.loader0')},
+        settings,
     )
     return sample_rows.StressRows(step, result, context)
 
@@ -227,3 +223,33 @@ def test_saturated_repeat_marks_the_aggregate(step_rows):
   rate = Find(sample_rows.RepeatRows(rows), 'op_rate')[0]
   assert rate.metadata['scylla_loader_saturated'] is True
   assert rate.metadata['scylla_status'] == outcomes.STATUS_SATURATED
+
+
+def test_a_repeat_short_of_its_fixed_rate_marks_the_aggregate(step_rows):
+  """A ladder step of 1,000 op/s for 30 s in 3 rounds on one loader.
+
+  Rounds 1 and 3 serve the real 1,000 op/s run, round 2 the real 500 op/s
+  run: its loader completed half of its schedule.
+  """
+  settings = stress_steps.Settings(
+      phases=('latency',),
+      loader_count=1,
+      latency_rates=(1000,),
+      latency_duration_s=30,
+      repeats=3,
+  )
+  rows = []
+  sources = ('latency_1000', 'latency_500', 'latency_1000')
+  for repeat, source in enumerate(sources, 1):
+    rows += step_rows(
+        f'latency_1000.r{repeat}', source, Context(), settings=settings
+    )
+  aggregates = sample_rows.RepeatRows(rows)
+  (rate,) = Find(aggregates, 'op_rate')
+  assert rate.metadata['scylla_rate_reached'] is False
+  assert rate.metadata['scylla_status'] == outcomes.STATUS_RATE_NOT_REACHED
+  # What one repeat achieved is not the aggregate's.
+  assert 'scylla_achieved_rate' not in rate.metadata
+  assert 'scylla_schedule_share' not in rate.metadata
+  (p99,) = Find(aggregates, 'latency_p99', latency_kind='rt')
+  assert p99.metadata['scylla_rate_reached'] is False

@@ -449,6 +449,78 @@ def test_a_failed_repeat_is_named_and_fails_the_step():
   }
 
 
+def _LadderStep(step, target, achieved, reached, repeat=1):
+  """One repeat of a ladder step as the benchmark publishes it.
+
+  Its op rate and rt/st p99 (op WRITE, `scylla_rate` the target) and its
+  phase_status, marked `rate_not_reached` unless `reached`.
+  """
+  common = dict(
+      scylla_step=step,
+      scylla_phase='latency',
+      scylla_run_start=1,
+      scylla_repeat=repeat,
+      scylla_rate_reached=reached,
+  )
+  op = dict(common, scylla_op='WRITE', scylla_rate=target)
+  return [
+      _Line('op_rate', achieved, **op, scylla_achieved_rate=achieved),
+      _Line('latency_p99', 40.0, **op, scylla_latency_kind='rt'),
+      _Line('latency_p99', 2.0, **op, scylla_latency_kind='st'),
+      _Line(
+          'phase_status',
+          1,
+          **common,
+          scylla_status='ok' if reached else 'rate_not_reached',
+      ),
+  ]
+
+
+def test_fixed_rate_steps_show_their_target_and_a_missed_rate():
+  # Reads during writes: `total` has the writers' rate but no schedule of
+  # its own (no response time).
+  rdw = dict(
+      scylla_step='reads_during_writes', scylla_op='total', scylla_run_start=1
+  )
+  lines = (
+      _LadderStep('latency_1000', 1000, 298.0, reached=False)
+      + _LadderStep('latency_500', 500, 499.0, reached=True)
+      + [
+          _Line('op_rate', 9000.0, **rdw, scylla_rate=2000),
+          _Line('latency_p99', 3.0, **rdw, scylla_latency_kind='st'),
+      ]
+  )
+  (run,) = results_tables.LoadRuns([('l.json', '\n'.join(lines))])
+  throughput = results_tables.ThroughputTable(run)
+  assert throughput.columns[2:4] == ('op/s', 'target op/s')
+  assert _Column(throughput, 'target op/s') == {
+      ('latency_1000', 'WRITE'): '1,000',
+      ('latency_500', 'WRITE'): '500',
+      ('reads_during_writes', 'total'): '-',
+  }
+  assert _Column(throughput, 'op/s')[('latency_1000', 'WRITE')] == '298'
+  assert _Column(throughput, 'status')[('latency_1000', 'WRITE')] == (
+      'rate_not_reached'
+  )
+  ladder = results_tables.LadderTable(run)
+  assert [(row[0], row[3], row[-1]) for row in ladder.rows] == [
+      ('500', '499', 'ok'),
+      ('1,000', '298', 'rate_not_reached'),
+  ]
+  assert results_tables.RateMissedSteps(run) == ['latency_1000']
+
+
+def test_a_repeat_that_missed_its_rate_marks_the_step():
+  lines = _LadderStep('latency_1000', 1000, 1001.0, True) + _LadderStep(
+      'latency_1000', 1000, 298.0, False, repeat=2
+  )
+  (run,) = results_tables.LoadRuns([('r.json', '\n'.join(lines))])
+  assert _Column(results_tables.LadderTable(run), 'status') == {
+      ('1,000',): 'rate_not_reached'
+  }
+  assert results_tables.RateMissedSteps(run) == ['latency_1000']
+
+
 def test_series_know_their_repeat():
   line = json.dumps({
       'metric': 'op_rate_series',

@@ -94,7 +94,7 @@ def Op(op, indexes, kinds=('st',), rate=1000.0):
   )
 
 
-def Result(ops, status='ok', cpu_max=40.0):
+def Result(ops, status='ok', cpu_max=40.0, fixed_rates=None):
   return step_results.StepResult(
       step_name='x',
       status=status,
@@ -106,6 +106,7 @@ def Result(ops, status='ok', cpu_max=40.0):
       loader_cpu_max_pct=cpu_max,
       loader_cpu_peak_pct=cpu_max and cpu_max + 10,
       saturated=status == 'loader_saturated',
+      fixed_rates=fixed_rates or {},
   )
 
 
@@ -309,6 +310,55 @@ def test_saturated_marked_step_is_published_and_marked():
   status = One(rows, 'phase_status')
   assert status.value == 1
   assert status.metadata['scylla_status'] == 'loader_saturated'
+
+
+def test_a_missed_fixed_rate_is_published_and_marked():
+  """Reads during writes whose writer completed 30% of its schedule."""
+  step = Steps()['reads_during_writes']
+  write = Op('WRITE', (0,), kinds=('st', 'rt'), rate=600.0)
+  fixed = step_results.FixedRate(target=2000, scheduled=60000, operations=18000)
+  result = Result(
+      [write, Op('READ', (1,)), Op('total', (0, 1))],
+      status=outcomes.STATUS_RATE_NOT_REACHED,
+      fixed_rates={'WRITE': fixed},
+  )
+  rows = sample_rows.StressRows(step, result, Context())
+  for row in Rows(rows, 'op_rate', op='WRITE') + Rows(
+      rows, 'latency_p99', op='WRITE', latency_kind='rt'
+  ):
+    assert row.metadata['scylla_rate'] == 2000
+    assert row.metadata['scylla_achieved_rate'] == 600.0
+    assert row.metadata['scylla_schedule_share'] == pytest.approx(0.3)
+    assert row.metadata['scylla_rate_reached'] is False
+  # The reads ran under writes short of their rate: marked too, without a
+  # rate of their own.
+  for op in ('READ', 'total'):
+    metadata = One(rows, 'op_rate', op=op).metadata
+    assert metadata['scylla_rate_reached'] is False
+    assert 'scylla_achieved_rate' not in metadata
+  status = One(rows, 'phase_status')
+  assert status.value == 1
+  assert status.metadata['scylla_status'] == 'rate_not_reached'
+
+
+def test_a_reached_fixed_rate_says_so_and_other_steps_say_nothing():
+  fixed = step_results.FixedRate(target=4000, scheduled=4000, operations=4001)
+  rows = sample_rows.StressRows(
+      Steps()['latency_4000'],
+      Result([Op('WRITE', (0, 1), ('st', 'rt'))], fixed_rates={'WRITE': fixed}),
+      Context(),
+  )
+  rate = One(rows, 'op_rate')
+  assert rate.metadata['scylla_rate_reached'] is True
+  assert rate.metadata['scylla_schedule_share'] == 4001 / 4000
+  populate = sample_rows.StressRows(
+      Steps()['populate'], Result([Op('WRITE', (0, 1))]), Context()
+  )
+  assert not any(
+      key in row.metadata
+      for row in populate
+      for key in ('scylla_rate_reached', 'scylla_achieved_rate')
+  )
 
 
 def Quiesced(status=quiesce_timing.QUIESCED):

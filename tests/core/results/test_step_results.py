@@ -196,6 +196,82 @@ def test_fixed_rate_run_without_response_time_fails(write_output):
     )
 
 
+def LatencyResult(capture, source, cpu='loader-idle.cpu'):
+  """The result of a one-loader ladder step of 1,000 op/s for 30 s.
+
+  Its loader serves the real capture `source` of testdata/stress.
+  """
+  settings = stress_steps.Settings(
+      phases=('latency',),
+      loader_count=1,
+      latency_rates=(1000,),
+      latency_duration_s=30,
+  )
+  step = stress_steps.StepOf(settings, 'latency_1000')
+  return step_results.ResultOfStep(
+      step, stress_steps.Record(step), {0: capture(source, cpu)}, settings
+  )
+
+
+def test_a_fixed_rate_step_that_kept_its_schedule_is_ok(capture):
+  result = LatencyResult(capture, 'latency_1000.loader0')
+  assert result.status == outcomes.STATUS_OK
+  # The real run at 1,000 op/s for 30 s completed 30,016 operations.
+  assert result.fixed_rates == {
+      'WRITE': step_results.FixedRate(
+          target=1000, scheduled=30000, operations=30016
+      )
+  }
+  assert result.fixed_rates['WRITE'].reached
+  # Its op rate over the window (start-up included) is a little short:
+  # not what decides.
+  assert result.ops['WRITE'].op_rate < 995
+
+
+def test_a_fixed_rate_step_behind_its_schedule_is_marked_not_lost(capture):
+  """The real 500 op/s run served for a step that asked 1,000 op/s.
+
+  Its loader completed half of the 30,000 operations the step's schedule
+  held, as one that cannot keep up would.
+  """
+  result = LatencyResult(capture, 'latency_500.loader0')
+  assert result.status == outcomes.STATUS_RATE_NOT_REACHED
+  fixed = result.fixed_rates['WRITE']
+  assert (fixed.target, fixed.scheduled, fixed.operations) == (
+      1000,
+      30000,
+      15016,
+  )
+  assert fixed.share == pytest.approx(15016 / 30000)
+  assert not fixed.reached
+  # Its figures are all there.
+  assert sorted(result.ops['WRITE'].latency) == ['rt', 'st']
+  assert result.ops['WRITE'].op_rate == pytest.approx(497, abs=1)
+
+
+def test_a_missed_rate_comes_before_saturated_loaders(capture):
+  result = LatencyResult(capture, 'latency_500.loader0', 'loader-busy.cpu')
+  assert result.saturated
+  assert result.status == outcomes.STATUS_RATE_NOT_REACHED
+
+
+@pytest.mark.parametrize(
+    'operations, reached',
+    [(30016, True), (28500, True), (28499, False), (8940, False)],
+)
+def test_a_fixed_rate_is_reached_from_95_percent_of_its_schedule(
+    operations, reached
+):
+  fixed = step_results.FixedRate(
+      target=1000, scheduled=30000, operations=operations
+  )
+  assert fixed.reached is reached
+  for saturated, marked in ((False, 'ok'), (True, 'loader_saturated')):
+    assert step_results.StepStatus(saturated, {'WRITE': fixed}) == (
+        marked if reached else 'rate_not_reached'
+    )
+
+
 def test_reads_during_writes_reports_each_op_type_and_total(
     write_output, read_output
 ):
@@ -219,8 +295,11 @@ def test_reads_during_writes_reports_each_op_type_and_total(
   assert sorted(result.ops['WRITE'].latency) == ['rt', 'st']
   assert list(result.ops['READ'].latency) == ['st']
   total = result.ops['total']
-  # Only the writers had a schedule: no response time of all op types.
+  # Only the writers had a schedule: no response time of all op types,
+  # and only theirs to keep.
   assert list(total.latency) == ['st']
+  assert list(result.fixed_rates) == ['WRITE']
+  assert result.fixed_rates['WRITE'].target == 2000
   assert total.operations == (
       result.ops['READ'].operations + result.ops['WRITE'].operations
   )

@@ -23,7 +23,6 @@ import math
 
 import pytest
 
-from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import sample_rows
 from perfkit_plugins.core.results import step_results
 from perfkit_plugins.core.stats import intervals
@@ -47,21 +46,6 @@ CI_KEYS = {
     'scylla_ci_dof',
     'scylla_ci_warning',
 }
-
-
-@pytest.fixture
-def capture(stress_output, testdata):
-  """LoaderOutput of a real capture of testdata/stress ('mixed.loader0')."""
-
-  def Make(source):
-    return loader_files.LoaderOutput(
-        stdout=stress_output(source, 'stdout'),
-        log=stress_output(source, 'log'),
-        hdr=stress_output(source, 'hdr'),
-        cpu=testdata('loader', 'loader-idle.cpu'),
-    )
-
-  return Make
 
 
 def Result(capture, name, source, loaders=1, **changes):
