@@ -29,6 +29,15 @@ second name raises DuplicateFlagError. The finder therefore refuses every other
 name under which the plugin directories could be reached (the source tree's
 `linux_packages`, the installed copies inside `perfkit_plugins`).
 
+PKB imports every module of those packages when it starts and does not
+catch their errors, so one plugin module that stops importing (a PKB
+upgrade that moved a name) would stop every `pkb.py` run, whatever its
+benchmark. The finder therefore guards the plugin's own modules there: one
+that fails to import becomes a stub whose every entry point (GetConfig,
+Prepare, Run, Cleanup; Install for a package) raises PluginImportError
+with the cause and the PKB commit the plugin is tested with; the other
+benchmarks run.
+
 Set PERFKIT_PLUGINS_DISABLE=1 to turn discovery off.
 """
 
@@ -69,6 +78,91 @@ def Disabled(environ=None):
   return value.strip().lower() not in ('', '0', 'false', 'no')
 
 
+# Entry points PKB calls on a benchmark module, and on a package module.
+_BENCHMARK_ENTRY_POINTS = ('GetConfig', 'CheckPrerequisites', 'Prepare', 'Run')
+_PACKAGE_ENTRY_POINTS = ('Install', 'YumInstall', 'AptInstall')
+_BENCHMARK_SUFFIX = '_benchmark'
+
+
+class PluginImportError(ImportError):
+  """A plugin module did not import with this PKB; it says why."""
+
+
+def _ImportProblem(module, error):
+  """Why `module` did not import, and which PKB the plugin is tested with."""
+  # Only on failure: start-up of every Python process stays light.
+  # pylint: disable=import-outside-toplevel
+  import traceback
+
+  from perfkit_plugins.tools import pkb_location
+
+  # pylint: enable=import-outside-toplevel
+
+  return (
+      f'perfkit-plugins: {module.__name__} does not import with this PKB'
+      f' ({type(error).__name__}: {error}); the plugin is tested with PKB'
+      f' commit {pkb_location.TESTED_COMMIT}. Every other benchmark runs.'
+      ' Use that PKB commit, or a perfkit-plugins release tested with'
+      ' yours. Where it failed:\n'
+      + ''.join(traceback.format_exception(error)[-6:])
+  )
+
+
+def _Stub(module, error):
+  """Empties a module that failed to import into one that says why.
+
+  A benchmark keeps its BENCHMARK_NAME (so `--benchmarks` still finds it
+  and fails it alone) and gets a BENCHMARK_CONFIG; every entry point
+  raises PluginImportError, Cleanup does nothing (nothing was made).
+  """
+  problem = _ImportProblem(module, error)
+
+  def Refuse(*args, **kwargs):
+    del args, kwargs
+    raise PluginImportError(problem, name=module.__name__)
+
+  keep = {'__name__', '__file__', '__spec__', '__loader__', '__package__'}
+  for name in set(vars(module)) - keep - {'__builtins__'}:
+    delattr(module, name)
+  module.IMPORT_PROBLEM = problem
+  short_name = module.__name__.rsplit('.', 1)[-1]
+  if short_name.endswith(_BENCHMARK_SUFFIX):
+    module.BENCHMARK_NAME = short_name[: -len(_BENCHMARK_SUFFIX)]
+    module.BENCHMARK_CONFIG = (
+        f'{module.BENCHMARK_NAME}:\n  description: does not import with'
+        ' this PKB (see the warning at start-up)\n  vm_groups: {}\n'
+    )
+    for name in _BENCHMARK_ENTRY_POINTS:
+      setattr(module, name, Refuse)
+    module.Cleanup = lambda benchmark_spec: None
+  else:
+    for name in _PACKAGE_ENTRY_POINTS:
+      setattr(module, name, Refuse)
+  # pylint: disable-next=import-outside-toplevel
+  import logging
+
+  logging.getLogger(__name__).warning('%s', problem)
+
+
+class _GuardedLoader:
+  """A plugin module's loader that turns its import failure into a stub."""
+
+  def __init__(self, loader):
+    self.loader = loader
+
+  def __getattr__(self, name):
+    return getattr(self.loader, name)
+
+  def create_module(self, spec):
+    return self.loader.create_module(spec)
+
+  def exec_module(self, module):
+    try:
+      self.loader.exec_module(module)
+    except Exception as e:  # pylint: disable=broad-except
+      _Stub(module, e)
+
+
 class PluginFinder:
   """Extends PKB's module packages with plugin directories.
 
@@ -96,12 +190,26 @@ class PluginFinder:
 
     Returns:
       The spec of a package whose search path gets a plugin directory, or
-      None to let the other finders look.
+      of a plugin module there (its import guarded), or None to let the
+      other finders look.
 
     Raises:
       ImportError: a plugin directory imported under another name.
     """
     del target
+    parent = fullname.rpartition('.')[0]
+    if parent in self.extensions:
+      spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+      if (
+          spec is not None
+          and spec.loader is not None
+          and spec.origin
+          and os.path.dirname(os.path.realpath(spec.origin))
+          == os.path.realpath(self.extensions[parent])
+      ):
+        spec.loader = _GuardedLoader(spec.loader)
+        return spec
+      return None
     if fullname in self.extensions:
       spec = importlib.machinery.PathFinder.find_spec(fullname, path)
       if spec is not None and spec.submodule_search_locations is not None:
