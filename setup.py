@@ -23,6 +23,7 @@ The top-level `linux_packages/` and `configs/` directories are installed inside
 the package (`perfkit_plugins/linux_packages`, `perfkit_plugins/configs`).
 """
 
+import importlib.util
 import os
 
 import setuptools
@@ -35,14 +36,42 @@ PTH_LINE = (
 )
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _VersionModule():
+  """perfkit_plugins/version.py, loaded alone (standard library only).
+
+  Importing the package would import its dependencies, which this file
+  installs.
+  """
+  spec = importlib.util.spec_from_file_location(
+      'perfkit_plugins_version',
+      os.path.join(HERE, 'perfkit_plugins', 'version.py'),
+  )
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+VERSION_MODULE = _VersionModule()
+
+
 class BuildPyWithPth(build_py.build_py):
-  """Adds the start-up `.pth` file to the root of regular wheels."""
+  """Adds the start-up `.pth` file and the git revision to regular wheels.
+
+  A wheel has no git: perfkit_plugins/REVISION tells version.Revision()
+  which commit it was built from.
+  """
 
   def run(self):
     super().run()
     if not self.editable_mode:
       with open(os.path.join(self.build_lib, PTH_NAME), 'w') as f:
         f.write(PTH_LINE)
+      revision = os.path.join(self.build_lib, 'perfkit_plugins', 'REVISION')
+      with open(revision, 'w') as f:
+        f.write((VERSION_MODULE.GitRevision() or VERSION_MODULE.UNKNOWN) + '\n')
 
 
 class EditableWheelWithPth(editable_wheel.editable_wheel):
@@ -73,7 +102,7 @@ class _StrategyWithPth:
 
 setuptools.setup(
     name='perfkit-plugins',
-    version='0.1.0',
+    version=VERSION_MODULE.VERSION,
     description=(
         'ScyllaDB multi-phase benchmark, package installers and configs for'
         ' PerfKitBenchmarker'

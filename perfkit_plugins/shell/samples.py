@@ -19,12 +19,23 @@ from perfkitbenchmarker import events
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
 
+from perfkit_plugins import version
 from perfkit_plugins.core.results import outcomes as outcomes_lib
+from perfkit_plugins.core.results import publishable
 from perfkit_plugins.core.results import sample_rows
+
+VERSION_KEY = 'scylla_phases_version'
 
 
 def SampleOf(row):
-  """A sample_rows.SampleRow as a PKB sample (what Run returns of it)."""
+  """A sample_rows.SampleRow as a PKB sample (what Run returns of it).
+
+  Every sample says which code made it (VERSION_KEY: version.Published()),
+  and its values are those every PKB publisher carries (publishable).
+  """
+  metadata = publishable.Metadata(
+      dict(row.metadata, **{VERSION_KEY: version.Published()})
+  )
   if row.series:
     return sample.CreateTimeSeriesSample(
         list(row.series.values),
@@ -32,9 +43,9 @@ def SampleOf(row):
         row.metric,
         row.unit,
         row.series.interval_s,
-        additional_metadata=dict(row.metadata),
+        additional_metadata=metadata,
     )
-  return sample.Sample(row.metric, row.value, row.unit, dict(row.metadata))
+  return sample.Sample(row.metric, row.value, row.unit, metadata)
 
 
 def PublishBeforeFailing(benchmark_spec, samples):

@@ -33,6 +33,7 @@ import sys
 import pytest
 
 from perfkit_plugins import discovery
+from perfkit_plugins import version
 from perfkit_plugins.testing import pkb_checkout
 
 CHECKOUT = pkb_checkout.RequireOrSkip()
@@ -103,6 +104,19 @@ def test_stock_pkb_runs_the_installed_plugin(tmp_path, editable):
   ).stdout.strip()
   if not editable:
     assert not where.startswith(str(REPO)), where
+  # A wheel keeps the revision it was built from; a checkout asks git.
+  published = subprocess.run(
+      [
+          str(python),
+          '-c',
+          'from perfkit_plugins import version; print(version.Published())',
+      ],
+      capture_output=True,
+      text=True,
+      cwd=tmp_path,
+      check=True,
+  ).stdout.strip()
+  assert published == f'{version.VERSION}+{version.GitRevision()}'
   helpmatch = _Pkb(python, tmp_path, '--helpmatch=scylla_phases')
   assert helpmatch.returncode == 0, helpmatch.stderr[-2000:]
   assert '--scylla_server_machine_type' in helpmatch.stdout

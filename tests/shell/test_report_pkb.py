@@ -45,6 +45,7 @@ import sys
 
 import pytest
 
+from perfkit_plugins import version
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.quiesce import compactions
@@ -300,11 +301,16 @@ def _Labels(labels):
 
 
 def _Comparable(path):
-  """The samples of a results file without per-publication identifiers."""
+  """The samples of a results file without per-publication identifiers.
+
+  The plugin's version names the commit that wrote the file: it changes with
+  every commit and is left out.
+  """
   samples = []
   for line in pathlib.Path(path).read_text().splitlines():
     s = json.loads(line)
-    labels = _Labels(s.get('labels', s.get('metadata')))
+    labels = dict(_Labels(s.get('labels', s.get('metadata'))))
+    assert labels.pop(samples_lib.VERSION_KEY).startswith(version.VERSION)
     samples.append((s['metric'], s['value'], s['unit'], labels))
   return samples
 

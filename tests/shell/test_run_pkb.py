@@ -41,6 +41,7 @@ import time
 
 import pytest
 
+from perfkit_plugins import version
 from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.operations import cluster
@@ -65,6 +66,7 @@ from perfkitbenchmarker import sample
 from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.linux_benchmarks import scylla_phases_benchmark as bm
 from perfkit_plugins.shell import package_settings
+from perfkit_plugins.shell import samples as samples_lib
 from perfkit_plugins.shell import run_settings
 from perfkit_plugins.shell import step_signals
 
@@ -463,6 +465,10 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   assert '|scylla_step:schema|' in first['labels']
   assert '|servers_machine_type:z3-highmem-88|' in first['labels']
   assert '|loaders_vm_count:4|' in first['labels']
+  # Every sample says which code made it.
+  assert {Labels(s)[samples_lib.VERSION_KEY] for s in published} == {
+      version.Published()
+  }
   if os.environ.get(FIXTURES_ENV):
     shutil.copy(
         tmp_path / 'results.json',

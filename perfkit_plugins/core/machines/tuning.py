@@ -422,7 +422,7 @@ def ClusterMetadata(per_node, uniform_key='scylla_tuning_uniform'):
 
   Nodes of one group are identical machines and should be tuned alike: a
   key on which they agree gets the common value; a key on which they differ
-  lists every node's (`node=value; ...`), so no node's tuning is hidden
+  lists every node's (`node: value; ...`), so no node's tuning is hidden
   behind the first one's. `scylla_tuning_uniform` says whether all agreed.
 
   Args:
@@ -440,7 +440,7 @@ def ClusterMetadata(per_node, uniform_key='scylla_tuning_uniform'):
     if all(value == values[0] for value in values):
       metadata[key] = values[0]
       continue
-    metadata[key] = '; '.join(f'{n}={v}' for n, v in zip(nodes, values))
+    metadata[key] = '; '.join(f'{n}: {v}' for n, v in zip(nodes, values))
     problems.append(f'nodes differ in {key}: {metadata[key]}')
   if uniform_key:
     metadata[uniform_key] = not problems

@@ -191,6 +191,16 @@ def _Key(name):
   return name if name.startswith(PREFIX) else PREFIX + name
 
 
+def _Distribution(population):
+  """A -pop option as published: 'uniform(1..10)', 'seq(1..10)'.
+
+  cassandra-stress writes `dist=uniform(1..10)` and `seq=1..10`; a value
+  with `=` is not one every PKB publisher carries (publishable).
+  """
+  kind, _, spec = population.partition('=')
+  return spec if kind == 'dist' else f'{kind}({spec})'
+
+
 def _Flat(value):
   if isinstance(value, (list, tuple)):
     return ','.join(str(v) for v in value)
@@ -271,7 +281,7 @@ def _OpMetadata(step, op_result, base, fixed=None):
       scylla_distribution=(
           'seq'
           if all(p.startswith('seq=') for p in populations)
-          else _Flat(populations)
+          else _Flat([_Distribution(p) for p in populations])
       ),
       scylla_key_range=(
           f'{min(r.key_range.first for r in runs)}'

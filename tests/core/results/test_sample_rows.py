@@ -272,7 +272,7 @@ def test_reads_during_writes_describes_each_group():
   assert write['scylla_threads'] == 64
   assert read['scylla_threads'] == 8
   assert write['scylla_distribution'] == 'seq'
-  assert read['scylla_distribution'] == 'dist=uniform(1..1000)'
+  assert read['scylla_distribution'] == 'uniform(1..1000)'
   assert read['scylla_key_range'] == '1..1000'
   assert write['scylla_key_range'] == '1..100'
   total = One(rows, 'op_rate', op='total').metadata
