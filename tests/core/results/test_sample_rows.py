@@ -163,6 +163,9 @@ def test_cost_rows_use_the_cluster_price():
   # 3 x 13.00 $/h = 39 $/h; 1M op/s for an hour is 3.6e9 operations.
   assert One(rows, 'ops_per_dollar').value == pytest.approx(3.6e9 / 39)
   assert One(rows, 'dollars_per_million_ops').value == pytest.approx(39 / 3600)
+  # The figures say what they count: the servers, not the loaders.
+  for metric in ('ops_per_dollar', 'dollars_per_million_ops'):
+    assert One(rows, metric).metadata['scylla_cost_counts'] == 'servers only'
   metadata = One(rows, 'op_rate').metadata
   assert metadata['scylla_price_usd_per_hour'] == 39.0
   assert metadata['scylla_server_price_usd_per_hour'] == 13.0
