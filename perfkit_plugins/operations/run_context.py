@@ -52,7 +52,9 @@ def GroupFacts(vms, role):
   if not vms:
     return {}
   metadata, differences = tuning.ClusterMetadata(
-      {vm.name: MachineFacts(vm, role) for vm in vms}, uniform_key=None
+      {vm.name: MachineFacts(vm, role) for vm in vms},
+      uniform_key=None,
+      differences_key=f'scylla_{role}_node_differences',
   )
   for difference in differences:
     logging.warning('%ss differ: %s', role, difference)

@@ -796,7 +796,10 @@ def test_tuning_lists_every_node_where_nodes_differ(testdata, tmp_path, caplog):
   )
   metadata, shards = _Engine(12, tmp_path, nic='ens4').Tuning(servers)
   assert shards == 80 + 80 + 88
-  assert metadata['scylla_shards'] == 'server-0: 80; server-1: 80; server-2: 88'
+  assert 'scylla_shards' not in metadata
+  assert metadata['scylla_tuning_differences'].startswith(
+      'scylla_shards server-0: 80; server-1: 80; server-2: 88'
+  )
   assert metadata['scylla_tuning_uniform'] is False
   assert metadata['scylla_predicted_shards'] == 80
   assert 'nodes differ in scylla_shards' in caplog.text

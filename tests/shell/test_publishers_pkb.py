@@ -154,7 +154,9 @@ def test_hostile_values_are_made_safe_and_every_sample_says_its_version(
     published,
 ):
   hostile = published[-1]['metadata']
-  assert hostile['scylla_shards'] == 'server-0: 80; server-1: 88'
+  assert hostile['scylla_tuning_differences'] == (
+      'scylla_shards server-0: 80; server-1: 88'
+  )
   assert hostile['scylla_error'] == (
       'loader 0: cassandra-stress write n:1000 -rate threads:8 exited 1:'
       ' java.lang.RuntimeException: /x/ '

@@ -417,31 +417,42 @@ def Report(records, release):
   return metadata, problems
 
 
-def ClusterMetadata(per_node, uniform_key='scylla_tuning_uniform'):
+def ClusterMetadata(
+    per_node,
+    uniform_key='scylla_tuning_uniform',
+    differences_key='scylla_tuning_differences',
+):
   """One metadata dict for the cluster from every node's, and differences.
 
   Nodes of one group are identical machines and should be tuned alike: a
-  key on which they agree gets the common value; a key on which they differ
-  lists every node's (`node: value; ...`), so no node's tuning is hidden
-  behind the first one's. `scylla_tuning_uniform` says whether all agreed.
+  key on which they agree gets the common value. A key on which they differ
+  is left out (no single value describes the cluster, and a key keeps one
+  type in every run); `differences_key` lists every node's value of each
+  such key (`scylla_shards server-0: 80; server-1: 88 / ...`), so no node's
+  tuning is hidden behind the first one's. `uniform_key` says whether all
+  agreed.
 
   Args:
     per_node: {node: metadata dict}, as Report returns it (non-empty).
     uniform_key: the key saying whether all agreed, or None for none.
+    differences_key: the key listing the differences, when there are any.
 
   Returns:
     (metadata dict, [difference messages]).
   """
   nodes = list(per_node)
-  metadata, problems = {}, []
+  metadata, problems, differences = {}, [], []
   keys = dict.fromkeys(key for node in nodes for key in per_node[node])
   for key in keys:
     values = [per_node[node].get(key) for node in nodes]
     if all(value == values[0] for value in values):
       metadata[key] = values[0]
       continue
-    metadata[key] = '; '.join(f'{n}: {v}' for n, v in zip(nodes, values))
-    problems.append(f'nodes differ in {key}: {metadata[key]}')
+    listed = '; '.join(f'{n}: {v}' for n, v in zip(nodes, values))
+    differences.append(f'{key} {listed}')
+    problems.append(f'nodes differ in {key}: {listed}')
+  if differences:
+    metadata[differences_key] = ' / '.join(differences)
   if uniform_key:
     metadata[uniform_key] = not problems
   return metadata, problems
