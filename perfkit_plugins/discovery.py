@@ -101,7 +101,8 @@ def _ImportProblem(module, error):
   return (
       f'perfkit-plugins: {module.__name__} does not import with this PKB'
       f' ({type(error).__name__}: {error}); the plugin is tested with PKB'
-      f' commit {pkb_location.TESTED_COMMIT}. Every other benchmark runs.'
+      f' commit {pkb_location.TESTED_COMMIT} (its PKB-facing tests also with'
+      f' {pkb_location.OLDEST_TESTED_COMMIT}). Every other benchmark runs.'
       ' Use that PKB commit, or a perfkit-plugins release tested with'
       ' yours. Where it failed:\n'
       + ''.join(traceback.format_exception(error)[-6:])
