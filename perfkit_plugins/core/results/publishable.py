@@ -23,7 +23,7 @@ neither (`node: value; ...`, `gaussian(1..10,5,1)`), and free text (errors,
 warnings) is made safe here before it is published: `=` becomes `:`, `|`
 becomes `/`, a line break a space. Mount options are name=value by nature
 and keep their `=`, as PKB's own kernel command line does: PKB's InfluxDB
-publisher has to escape `=` for them (docs/UPSTREAM.md).
+publisher has to escape `=` for them (upstream/, patch 0004).
 """
 
 KEEP_EQUALS = frozenset({'scylla_data_mount_options'})
