@@ -155,7 +155,7 @@ class SeriesPoint:
 class StepCounts:
   """Bucket counts of one tag per time series step, the loaders' summed.
 
-  What a within-run interval of a percentile resamples
+  What a within-run interval of a percentile is computed from
   (stats.intervals.PercentileOfIntervals): one row per step of the tag's
   series, empty steps included, one column per bucket that holds any of the
   tag's operations. The buckets are the histograms' own, grouped by

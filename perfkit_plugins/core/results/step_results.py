@@ -44,8 +44,9 @@ this module computes. The rules (docs/measurement.md, on the shared window):
   * Within-run confidence intervals (stats.intervals, covering this run
     only) of the op rate and of the p50, p95, p99 and p99.9 of each latency
     kind: batch means over the op rate series inside the common window,
-    and a block bootstrap over the per-interval histograms (RateInterval,
-    PercentileIntervals).
+    and Woodruff's interval over the per-interval histograms (RateInterval,
+    PercentileIntervals); none (unbounded, with the reason) for a step of
+    too few HDR intervals.
 * Loader CPU (loader_checks.py): a step whose busiest loader was busy for at
   least `loader_cpu_threshold` percent of the step is saturated; with
   `loader_saturation_action` 'fail' that fails the step, with 'mark' its
@@ -262,14 +263,15 @@ def RateInterval(op_rate, points, window_start_s, window_end_s):
 def PercentileIntervals(summary, step_counts):
   """Within-run intervals of the published percentiles of one tag.
 
-  stats.intervals.PercentileOfIntervals (a block bootstrap over time
-  intervals) on the tag's bucket counts per series step, the loaders'
-  summed (histograms.StepCounts). Its buckets are groups of the
+  stats.intervals.PercentileOfIntervals (Woodruff's interval, batch means
+  over time intervals) on the tag's bucket counts per series step, the
+  loaders' summed (histograms.StepCounts). Its buckets are groups of the
   histograms' (at most 0.8% wide), the group holding the published
   percentile valued at it, so each estimate equals the published
   percentile and bounds are bucket values, to 0.8%. A percentile with
   fewer than intervals.MIN_TAIL_OPERATIONS operations beyond it
-  (intervals.TooFewOperations) carries that warning.
+  (intervals.TooFewOperations) carries that warning; one of fewer steps
+  than intervals.MinPercentileIntervals(q) is unbounded and says why.
 
   Args:
     summary: the tag's histograms.HistogramSummary (the published figures).

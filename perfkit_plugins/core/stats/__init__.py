@@ -20,7 +20,8 @@ cluster, and between clusters (machines, disks and neighbours differ). The
 modules here are pure functions over numbers the benchmark already keeps:
 
 * `intervals`: confidence intervals of one figure, within a run (batch means
-  for op rates, a block bootstrap for percentiles) and across repeats or
+  for op rates, Woodruff's interval with a batch-means standard error for
+  percentiles, none for a series too short) and across repeats or
   clusters (t intervals on the log scale), each saying what it covers;
 * `comparison`: A/B verdicts (ratio B/A with its interval, Welch tests,
   Benjamini-Hochberg across all compared figures, equivalence tests) and

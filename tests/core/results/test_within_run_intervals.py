@@ -16,7 +16,10 @@
 
 On real outputs: the lab's 200,000-write run (10 one-second HDR intervals)
 and the 30 s captures of tests/testdata/stress (read, fixed-rate write,
-mixed), each loader given the same capture on its own clock.
+mixed), each loader given the same capture on its own clock. Both are too
+short for a within-run interval (intervals.MIN_SERIES_POINTS); the tests of
+how intervals reach results and samples lower the minimums to 10
+intervals (short_steps_get_intervals).
 """
 
 import math
@@ -46,6 +49,17 @@ CI_KEYS = {
     'scylla_ci_dof',
     'scylla_ci_warning',
 }
+
+
+@pytest.fixture
+def short_steps_get_intervals(monkeypatch):
+  """Intervals from 10 HDR intervals on, for the 30 s captures.
+
+  What these tests check is how intervals reach results and samples; where
+  intervals are published is tests/core/stats/test_interval_coverage.py's.
+  """
+  monkeypatch.setattr(intervals, 'MIN_SERIES_POINTS', 10)
+  monkeypatch.setattr(intervals, 'TAIL_INTERVALS_PER_DECADE', 0)
 
 
 def Result(capture, name, source, loaders=1, **changes):
@@ -78,7 +92,10 @@ def LabResult(write_output):
   )
 
 
-def test_percentile_estimates_are_the_published_percentiles(write_output):
+def test_percentile_estimates_are_the_published_percentiles(
+    write_output, short_steps_get_intervals
+):
+  del short_steps_get_intervals
   write = LabResult(write_output).ops['WRITE']
   within = write.latency_intervals['st']
   assert sorted(within) == sorted(PERCENTILES.values())
@@ -86,9 +103,20 @@ def test_percentile_estimates_are_the_published_percentiles(write_output):
     published = getattr(write.latency['st'], field)
     assert interval.estimate == published, field
     assert interval.low <= published <= interval.high
-    assert interval.method == 'block_bootstrap'
+    assert interval.method == 'woodruff'
     assert interval.covers == intervals.WITHIN_RUN
     assert interval.level == 0.95
+
+
+def test_a_step_of_10_intervals_gets_no_percentile_interval(write_output):
+  write = LabResult(write_output).ops['WRITE']
+  for field, interval in write.latency_intervals['st'].items():
+    assert interval.estimate == getattr(write.latency['st'], field)
+    assert interval.method == 'unbounded'
+    assert (interval.low, interval.high) == (-math.inf, math.inf)
+    assert '10 intervals: a within-run interval of this percentile' in (
+        interval.warning
+    )
 
 
 def test_too_few_operations_beyond_a_percentile_warn(write_output):
@@ -97,7 +125,7 @@ def test_too_few_operations_beyond_a_percentile_warn(write_output):
   assert intervals.TooFewOperations(200000, 0.999)
   assert '200 beyond the percentile' in within['p999_ms'].warning
   assert not intervals.TooFewOperations(200000, 0.99)
-  assert within['p99_ms'].warning == ''
+  assert 'beyond the percentile' not in within['p99_ms'].warning
 
 
 def test_short_rate_series_gives_an_unbounded_interval(write_output):
@@ -108,10 +136,27 @@ def test_short_rate_series_gives_an_unbounded_interval(write_output):
   assert interval.method == 'unbounded'
   assert (interval.low, interval.high) == (-math.inf, math.inf)
   assert interval.estimate == write.op_rate
-  assert '9 points' in interval.warning
+  assert interval.warning == (
+      '9 intervals: a within-run interval of a mean needs at least 60 (with'
+      ' fewer, its coverage measured by simulation falls under 90%)'
+  )
 
 
-def test_rate_interval_is_scaled_to_the_published_rate(capture):
+def test_a_30_s_step_gets_no_interval(capture):
+  _, result = Result(capture, 'read_small', 'read_small.loader0')
+  read = result.ops['READ']
+  assert read.rate_interval.method == 'unbounded'
+  assert 'a within-run interval of a mean needs at least 60' in (
+      read.rate_interval.warning
+  )
+  for interval in read.latency_intervals['st'].values():
+    assert interval.method == 'unbounded'
+
+
+def test_rate_interval_is_scaled_to_the_published_rate(
+    capture, short_steps_get_intervals
+):
+  del short_steps_get_intervals
   _, result = Result(capture, 'read_small', 'read_small.loader0')
   read = result.ops['READ']
   points = read.series['st']
@@ -133,8 +178,9 @@ def test_rate_interval_is_scaled_to_the_published_rate(capture):
 
 
 def test_loaders_on_other_clocks_leave_out_steps_outside_their_window(
-    capture,
+    capture, short_steps_get_intervals
 ):
+  del short_steps_get_intervals
   _, one = Result(capture, 'read_small', 'read_small.loader0')
   _, four = Result(capture, 'read_small', 'read_small.loader0', loaders=4)
   read = four.ops['READ']
@@ -159,7 +205,10 @@ def test_loaders_on_other_clocks_leave_out_steps_outside_their_window(
     assert interval.estimate == getattr(read.latency['st'], field)
 
 
-def test_every_op_type_and_kind_gets_intervals(capture):
+def test_every_op_type_and_kind_gets_intervals(
+    capture, short_steps_get_intervals
+):
+  del short_steps_get_intervals
   _, mixed = Result(capture, 'mixed', 'mixed.loader0', phases=('mixed',))
   assert sorted(mixed.ops) == ['READ', 'WRITE', 'total']
   for op in mixed.ops.values():
@@ -189,7 +238,8 @@ def One(rows, metric, **metadata):
   return row
 
 
-def test_rows_carry_their_intervals(capture):
+def test_rows_carry_their_intervals(capture, short_steps_get_intervals):
+  del short_steps_get_intervals
   step, result = Result(capture, 'read_small', 'read_small.loader0')
   rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   rate = One(rows, 'op_rate')
@@ -212,18 +262,30 @@ def test_rows_carry_their_intervals(capture):
     assert row.metadata['scylla_ci_high'] / row.value == pytest.approx(
         metadata['scylla_ci_high'] / rate.value
     )
+  bounds = {'scylla_ci_low', 'scylla_ci_high', 'scylla_ci_se_log'}
   for metric, field in PERCENTILES.items():
     row = One(rows, metric, latency_kind='st')
     assert row.value == getattr(result.ops['READ'].latency['st'], field)
-    assert CI_KEYS <= set(row.metadata), metric
-    low, high = row.metadata['scylla_ci_low'], row.metadata['scylla_ci_high']
-    assert low <= row.value <= high, metric
-    assert row.metadata['scylla_ci_method'] == 'block_bootstrap'
+    assert CI_KEYS - bounds <= set(row.metadata), metric
+    assert row.metadata['scylla_ci_method'] == 'woodruff'
+  # The capture starts cold: in its first 5 s most reads are slower than
+  # the run's p95. The p50 is bounded; the tail percentiles only from
+  # below (their upper bound lies beyond the slowest read), and an interval
+  # bounded on one side only publishes no bounds.
+  p50 = One(rows, 'latency_p50', latency_kind='st')
+  assert CI_KEYS <= set(p50.metadata)
+  assert (
+      p50.metadata['scylla_ci_low'] < p50.value < p50.metadata['scylla_ci_high']
+  )
+  for metric in ('latency_p95', 'latency_p99', 'latency_p999'):
+    assert not bounds & set(One(rows, metric, latency_kind='st').metadata)
   # 103,210 reads: too few beyond the p99.9, enough beyond the p99.
   assert 'beyond the percentile' in (
       One(rows, 'latency_p999').metadata['scylla_ci_warning']
   )
-  assert One(rows, 'latency_p99').metadata['scylla_ci_warning'] == ''
+  assert 'beyond the percentile' not in (
+      One(rows, 'latency_p99').metadata['scylla_ci_warning']
+  )
   for metric in (
       'latency_mean',
       'latency_max',
@@ -243,9 +305,13 @@ def test_unbounded_interval_publishes_no_bounds(write_output):
   rows = sample_rows.StressRows(step, result, run_contexts.LabHost())
   metadata = One(rows, 'op_rate').metadata
   assert metadata['scylla_ci_method'] == 'unbounded'
-  assert '9 points' in metadata['scylla_ci_warning']
-  for key in ('scylla_ci_low', 'scylla_ci_high', 'scylla_ci_se_log'):
-    assert key not in metadata
+  assert '9 intervals' in metadata['scylla_ci_warning']
   p999 = One(rows, 'latency_p999').metadata
-  assert p999['scylla_ci_low'] <= result.ops['WRITE'].latency['st'].p999_ms
-  assert '200 beyond the percentile' in p999['scylla_ci_warning']
+  assert p999['scylla_ci_method'] == 'unbounded'
+  # Both reasons: the operations beyond it and the intervals.
+  assert 'beyond the percentile; at least 400 are needed; 10 intervals' in (
+      p999['scylla_ci_warning']
+  )
+  for row in (metadata, p999):
+    for key in ('scylla_ci_low', 'scylla_ci_high', 'scylla_ci_se_log'):
+      assert key not in row

@@ -95,9 +95,9 @@ def test_mean_of_series_widens_for_autocorrelated_data():
 
 
 def test_mean_of_series_of_a_constant_has_no_width():
-  interval = intervals.MeanOfSeries([5.0] * 30)
+  interval = intervals.MeanOfSeries([5.0] * 60)
   assert (interval.estimate, interval.low, interval.high) == (5.0, 5.0, 5.0)
-  assert interval.units == 30
+  assert interval.units == 60
   assert interval.standard_error == 0
 
 
@@ -107,12 +107,23 @@ def test_short_series_give_an_unbounded_interval_that_says_why():
   assert (interval.low, interval.high) == (-math.inf, math.inf)
   assert interval.method == 'unbounded'
   assert interval.standard_error == math.inf
-  assert '3 points' in interval.warning
+  assert interval.warning == (
+      '3 intervals: a within-run interval of a mean needs at least 60 (with'
+      ' fewer, its coverage measured by simulation falls under 90%)'
+  )
+
+
+def test_a_mean_interval_needs_60_intervals():
+  assert intervals.MIN_SERIES_POINTS == 60
+  rng = np.random.default_rng(14)
+  values = 100 + rng.standard_normal(60)
+  assert intervals.MeanOfSeries(values).method == 'batch_means'
+  assert intervals.MeanOfSeries(values[1:]).method == 'unbounded'
 
 
 def test_a_series_too_short_for_its_autocorrelation_is_flagged():
   rng = np.random.default_rng(13)
-  values = 100 + np.cumsum(rng.standard_normal(40))
+  values = 100 + np.cumsum(rng.standard_normal(200))
   interval = intervals.MeanOfSeries(values)
   assert 'likely too narrow' in interval.warning
 
@@ -156,30 +167,39 @@ def test_percentile_follows_hdr_histogram_rank_rule():
 
 def test_empty_buckets_change_no_percentile():
   rng = np.random.default_rng(21)
-  counts = rng.poisson(3, size=(50, 40))
+  counts = rng.poisson(3, size=(150, 40))
   values = np.arange(1.0, 41.0)
-  padded = np.zeros((50, 80), dtype=int)
+  padded = np.zeros((150, 80), dtype=int)
   padded[:, ::2] = counts
   padded_values = np.repeat(values, 2) - np.tile([0.5, 0.0], 40)
   # Odd buckets are empty; the even buckets keep the original values.
   padded_values[::2] = values
   for q in (0.5, 0.99):
-    plain = intervals.PercentileOfIntervals(counts, values, q, seed=3)
-    spread = intervals.PercentileOfIntervals(padded, padded_values, q, seed=3)
+    plain = intervals.PercentileOfIntervals(counts, values, q)
+    spread = intervals.PercentileOfIntervals(padded, padded_values, q)
+    assert plain.method == 'woodruff'
     assert plain == spread
 
 
-def test_percentile_interval_is_deterministic_given_the_seed():
+def test_percentile_interval_bounds_are_bucket_values_around_it():
   rng = np.random.default_rng(22)
-  counts = rng.poisson(2, size=(200, 60))
+  # Counts falling off by e every 6 buckets: the p99 about bucket 28.
+  counts = rng.poisson(20 * np.exp(-np.arange(60) / 6), size=(200, 60))
   values = np.geomspace(0.1, 100, 60)
-  first = intervals.PercentileOfIntervals(counts, values, 0.99, seed=7)
-  again = intervals.PercentileOfIntervals(counts, values, 0.99, seed=7)
-  assert first == again
-  assert first.low <= first.estimate <= first.high
-  assert first.method == 'block_bootstrap'
-  assert first.covers == intervals.WITHIN_RUN
-  assert first.low in values and first.high in values
+  interval = intervals.PercentileOfIntervals(counts, values, 0.99)
+  assert interval.low <= interval.estimate <= interval.high
+  assert interval.low < interval.high
+  assert interval.method == 'woodruff'
+  assert interval.covers == intervals.WITHIN_RUN
+  assert interval.low in values and interval.high in values
+  # Independent intervals: an effective sample size of the same order as
+  # their count (its estimate varies: 110 to 200 in 90% of such runs).
+  assert 100 < interval.units <= 200
+  assert interval.standard_error == pytest.approx(
+      math.log(interval.high / interval.low)
+      / 2
+      / stats.t.ppf(0.975, interval.dof)
+  )
 
 
 def _ClusteredTails(rng, intervals_count, phi, spread, buckets=200):
@@ -200,6 +220,44 @@ def test_clustered_tails_get_wider_intervals_than_scattered_ones():
   assert near.estimate == far.estimate
   assert near.units < far.units
   assert near.standard_error > 2 * far.standard_error
+
+
+@pytest.mark.parametrize(
+    'q,minimum', [(0.5, 60), (0.95, 79), (0.99, 120), (0.999, 180)]
+)
+def test_a_percentile_interval_needs_more_intervals_further_in_the_tail(
+    q, minimum
+):
+  assert intervals.MinPercentileIntervals(q) == minimum
+  rng = np.random.default_rng(25)
+  counts = rng.poisson(50, size=(minimum, 30))
+  values = np.arange(1.0, 31.0)
+  assert intervals.PercentileOfIntervals(counts, values, q).method == 'woodruff'
+  short = intervals.PercentileOfIntervals(counts[1:], values, q)
+  assert short.method == 'unbounded'
+  assert short.warning.endswith(
+      f'{minimum - 1} intervals: a within-run interval of this percentile'
+      f' needs at least {minimum} (with fewer, its coverage measured by'
+      ' simulation falls under 90%)'
+  )
+
+
+def test_a_bound_beyond_the_histogram_is_infinite():
+  # 1,001 operations per interval, one of them at 50 ms; one interval in
+  # 200 also holds every operation slower than the p99.9 (150 at 100 ms):
+  # the share of operations at or below 50 ms is too uncertain for the
+  # histogram to bound the p99.9 from above.
+  counts = np.zeros((200, 3), dtype=int)
+  counts[:, :2] = [1000, 1]
+  counts[100, 2] = 150
+  interval = intervals.PercentileOfIntervals(counts, [1.0, 50.0, 100.0], 0.999)
+  assert interval.method == 'woodruff'
+  assert (interval.estimate, interval.low, interval.high) == (
+      50.0,
+      1.0,
+      math.inf,
+  )
+  assert interval.standard_error == math.inf
 
 
 def test_percentile_flags_too_few_operations_and_too_few_intervals():
