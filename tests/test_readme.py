@@ -17,6 +17,7 @@
 import pathlib
 import re
 
+from perfkit_plugins.core.results import metadata_reference
 from perfkit_plugins.shell import scylla_phases_flags
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -31,6 +32,23 @@ def test_every_flag_is_documented():
 def test_every_config_is_documented():
   for config in (REPO / 'configs').glob('*.yaml'):
     assert f'`{config.name}`' in README, config.name
+
+
+def test_published_samples_table_has_the_reference_units():
+  """Each row's units, one for all its metrics or one each, in order."""
+  section = README.split('## Published samples\n', 1)[1].split('\n### ')[0]
+  units = {}
+  for row in section.splitlines():
+    if not row.startswith('| `'):
+      continue
+    metrics_cell, units_cell = row.strip('|').split('|')[:2]
+    metrics = re.findall(r'`([a-z0-9_]+)`', metrics_cell)
+    shown = [u.replace('(none)', '') for u in units_cell.strip().split(', ')]
+    if len(shown) == 1:
+      shown *= len(metrics)
+    assert len(shown) == len(metrics), row
+    units.update(zip(metrics, shown))
+  assert units == {m.name: m.unit for m in metadata_reference.METRICS}
 
 
 def test_ci_runs_the_readme_test_command():

@@ -43,6 +43,7 @@ import pytest
 
 from perfkit_plugins import version
 from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.results import metadata_reference
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.operations import cluster
 from perfkit_plugins.operations import data_dir
@@ -329,9 +330,27 @@ def One(samples, metric):
   return found
 
 
+def ContractProblems(samples):
+  """What PKB samples publish that docs/metadata.md does not say."""
+  return Problems((s.metric, s.unit, s.metadata) for s in samples)
+
+
+def Problems(samples, typed=True):
+  """Problems of (metric, unit, metadata) of samples, values typed or not."""
+  return sorted({
+      problem
+      for metric, unit, metadata in samples
+      for problem in metadata_reference.SampleProblems(
+          metric, unit, metadata, typed
+      )
+  })
+
+
 def test_run_publishes_every_step(spec, run_dir, tmp_path):
   samples, recorded = RunAsPkb(spec)
   assert all(isinstance(s, sample.Sample) for s in samples)
+  # Every metric, unit, key and type is the reference's.
+  assert not ContractProblems(samples)
   by_step = ByStep(samples)
   assert list(by_step) == [name for _, name in STEPS]
   for phase, name in STEPS:
@@ -512,6 +531,7 @@ def test_repeats_publish_every_repeat_and_each_figure_across_them(
     # The loaders serve the repeated plan's runs (the newest reply wins).
     serve_stress_outputs(spec.vm_groups['loaders'], Plan(spec))
     samples, _ = RunAsPkb(spec)
+  assert not ContractProblems(samples)
   rows = [s for s in samples if s.metadata['scylla_step'] == 'read_small']
   op_rates = {
       s.metadata['scylla_repeat']: s
@@ -625,6 +645,10 @@ def test_failed_step_publishes_what_was_measured_and_fails_the_run(
   # Published through PKB's default publishers (JSON into the run
   # directory) before the RUN stage failed.
   published = Published(run_dir / 'perfkitbenchmarker_results.json')
+  # Collapsed labels: every value is text.
+  assert not Problems(
+      ((s['metric'], s['unit'], s['labels']) for s in published), typed=False
+  )
   by_step = collections.defaultdict(list)
   for s in published:
     by_step[s['labels']['scylla_step']].append(s)

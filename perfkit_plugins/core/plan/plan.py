@@ -477,8 +477,10 @@ def _Writes(ctx, phase, name, threads, rate=0, duration_s=0):
       threads=threads,
       cluster_rate=rate,
       loader_rates=rates,
-      duration_s=duration_s or None,
   )
+  if duration_s:
+    # A counted step has no planned length (the key keeps one type).
+    metadata['duration_s'] = duration_s
   return Step(
       name, KIND_STRESS, phase, duration_s or None, tuple(runs), metadata
   )

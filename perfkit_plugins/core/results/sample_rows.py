@@ -55,7 +55,9 @@ for a run that repeats its steps, one row per figure across the repeats
 Every metadata key starts with `scylla_` (PKB raises when a benchmark key
 collides with one of its own), except the time series keys PKB's
 CreateTimeSeriesSample adds itself. Lists in step metadata become
-comma-separated strings, which every publisher can store.
+comma-separated strings, which every publisher can store. Every metric and
+key, with its unit or type, is in metadata_reference (docs/metadata.md); a
+key keeps one type, so a fact with no single value on a sample is left out.
 """
 
 import dataclasses
@@ -199,9 +201,12 @@ def _Distribution(population):
   """A -pop option as published: 'uniform(1..10)', 'seq(1..10)'.
 
   cassandra-stress writes `dist=uniform(1..10)` and `seq=1..10`; a value
-  with `=` is not one every PKB publisher carries (publishable).
+  with `=` is not one every PKB publisher carries (publishable). The plan's
+  own 'seq' (sequential writes, each loader its slice) stays as it is.
   """
-  kind, _, spec = population.partition('=')
+  kind, equals, spec = population.partition('=')
+  if not equals:
+    return population
   return spec if kind == 'dist' else f'{kind}({spec})'
 
 
@@ -250,6 +255,11 @@ def _ContextMetadata(context):
 def StepMetadata(step, context):
   """Metadata every sample of a step carries."""
   metadata = {_Key(k): _Flat(v) for k, v in step.metadata.items()}
+  if 'distribution' in step.metadata:
+    # As the op types' samples publish it, not as the -pop option.
+    metadata['scylla_distribution'] = _Distribution(
+        step.metadata['distribution']
+    )
   metadata.update(_ContextMetadata(context))
   metadata.update(
       scylla_phase=step.phase,
@@ -275,12 +285,16 @@ def _OpMetadata(step, op_result, base, fixed=None):
   """
   runs = _OpRuns(step, op_result)
   populations = sorted({run.population for run in runs})
-  threads = sorted({run.threads for run in runs})
+  threads = {run.threads for run in runs}
   metadata = dict(base)
+  if len(threads) == 1:
+    # Left out where the loaders differ (the total of reads during writes,
+    # whose step says scylla_write_threads and scylla_read_threads), rather
+    # than turned into text.
+    metadata['scylla_threads'] = threads.pop()
   metadata.update(
       scylla_op=op_result.op,
       scylla_loaders=len(runs),
-      scylla_threads=_Flat(threads) if len(threads) > 1 else threads[0],
       scylla_rate=sum(run.rate for run in runs),
       scylla_distribution=(
           'seq'

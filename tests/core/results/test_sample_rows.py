@@ -278,8 +278,32 @@ def test_reads_during_writes_describes_each_group():
   assert read['scylla_distribution'] == 'uniform(1..1000)'
   assert read['scylla_key_range'] == '1..1000'
   assert write['scylla_key_range'] == '1..100'
+  # The total's loaders run 64 and 8 threads: no one count, so no key (a
+  # key keeps its type); the step's own keys say each group's.
   total = One(rows, 'op_rate', op='total').metadata
-  assert total['scylla_threads'] == '8,64'
+  assert 'scylla_threads' not in total
+  assert (total['scylla_write_threads'], total['scylla_read_threads']) == (
+      64,
+      8,
+  )
+
+
+def test_every_sample_of_a_step_publishes_its_distribution_alike():
+  step = Steps(phases=('read',))['read_small']
+  rows = sample_rows.StressRows(step, Result([Op('READ', (0, 1))]), Context())
+  # phase_status and loader_cpu_max carry the step's own metadata: the
+  # distribution as the op's samples publish it, not as the -pop option.
+  assert {r.metadata['scylla_distribution'] for r in rows} == {
+      'gaussian(1..1000,500,100)'
+  }
+
+
+def test_a_counted_step_has_no_duration_key():
+  steps = Steps()
+  populate = sample_rows.StepMetadata(steps['populate'], Context())
+  latency = sample_rows.StepMetadata(steps['latency_4000'], Context())
+  assert 'scylla_duration_s' not in populate
+  assert latency['scylla_duration_s'] == 1800
 
 
 def test_time_series_rows_have_what_create_time_series_sample_needs():

@@ -1,0 +1,1321 @@
+# Copyright 2026 perfkit-plugins Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The contract of what the benchmark publishes: every metric and key.
+
+Every metric (name, unit, what it is per) and every `scylla_` metadata key
+(name, type, where it appears, meaning) the benchmark's samples carry, so
+a pipeline knows what it reads and a test (tests/core/results/
+test_metadata_reference.py, tests/shell/test_run_pkb.py) fails when the
+code publishes a metric, unit, key or type this does not list. A key has
+one type in every run: a fact that has no single value on some samples
+(nodes that differ, loaders with different thread counts) is left out
+there, never turned into text.
+
+docs/metadata.md is Markdown() of this module, written by
+`python -m perfkit_plugins.tools.metadata_reference > docs/metadata.md`.
+"""
+
+import dataclasses
+import re
+
+INT = 'int'
+FLOAT = 'float'
+STR = 'str'
+BOOL = 'bool'
+TYPES = {
+    INT: 'a whole number',
+    FLOAT: 'a number with a fraction (JSON writes 30.0 for thirty)',
+    STR: 'text; lists are comma-separated',
+    BOOL: 'true or false',
+}
+"""Each type a key can have, and what a value of it looks like."""
+_PYTHON_TYPES = {INT: int, FLOAT: float, STR: str, BOOL: bool}
+
+COMMAND = (
+    'python -m perfkit_plugins.tools.metadata_reference > docs/metadata.md'
+)
+"""The command that writes docs/metadata.md from this module."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Metric:
+  """A published metric.
+
+  Attributes:
+    name: the sample's metric.
+    unit: the sample's unit ('' for none).
+    per: what one sample of it describes.
+    meaning: what it measures.
+  """
+
+  name: str
+  unit: str
+  per: str
+  meaning: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Key:
+  """A published metadata key.
+
+  Attributes:
+    name: the key; a `<part>` in it stands for a name the run supplies
+      (a family of keys, e.g. `scylla_stress_<component>`).
+    type: one of TYPES.
+    where: the samples that carry it.
+    meaning: what its value says.
+  """
+
+  name: str
+  type: str
+  where: str
+  meaning: str
+
+  @property
+  def pattern(self):
+    """A regex every name of the key (or of its family) matches."""
+    parts = re.split(r'<[a-z]+>', self.name)
+    return re.compile('[A-Za-z0-9_]+'.join(re.escape(p) for p in parts) + r'\Z')
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+  """Keys about one subject, rendered as one table."""
+
+  title: str
+  keys: tuple[Key, ...]
+
+
+_STRESS_OP = 'step and op type (`scylla_op`)'
+_LATENCY = 'step, op type and latency kind (`scylla_latency_kind`)'
+_QUIESCE = 'quiesce and flush_quiesce step'
+
+METRICS = (
+    Metric(
+        'op_rate',
+        'op/s',
+        _STRESS_OP,
+        (
+            "Operations per second of the op type's loaders together, over the"
+            ' window they all ran (`scylla_window_start`..`scylla_window_end`).'
+        ),
+    ),
+    Metric(
+        'partition_rate',
+        'pk/s',
+        _STRESS_OP,
+        (
+            'Partitions per second over the same window: op_rate times the'
+            " partitions per operation of the loaders' totals."
+        ),
+    ),
+    Metric(
+        'row_rate',
+        'row/s',
+        _STRESS_OP,
+        'Rows per second over the same window, as partition_rate.',
+    ),
+    Metric(
+        'operations',
+        'operations',
+        _STRESS_OP,
+        "Operations the op type's loaders completed in the step, summed.",
+    ),
+    Metric(
+        'errors',
+        'errors',
+        _STRESS_OP,
+        'Errors cassandra-stress counted, summed over the loaders.',
+    ),
+    Metric(
+        'duration',
+        's',
+        _STRESS_OP,
+        "From the first of the op type's loaders to start to the last to end.",
+    ),
+    Metric(
+        'op_rate_per_vcpu',
+        'op/s/vCPU',
+        _STRESS_OP,
+        'op_rate divided by the vCPUs of all servers (`scylla_server_vcpus`).',
+    ),
+    Metric(
+        'op_rate_per_shard',
+        'op/s/shard',
+        _STRESS_OP + ', when the shards are known (ScyllaDB)',
+        'op_rate divided by the shards of all servers (`scylla_shards`).',
+    ),
+    Metric(
+        'ops_per_dollar',
+        'op/$',
+        _STRESS_OP + ", when the servers' price is known",
+        (
+            'Operations one dollar buys at op_rate, counting the servers only'
+            ' (`scylla_cost_counts`), at `scylla_price_usd_per_hour`.'
+        ),
+    ),
+    Metric(
+        'dollars_per_million_ops',
+        '$',
+        _STRESS_OP + ", when the servers' price is known",
+        'Dollars a million operations cost at op_rate, servers only.',
+    ),
+    Metric(
+        'latency_mean',
+        'ms',
+        _LATENCY,
+        (
+            "Mean latency of every operation of the step, from the loaders' HDR"
+            ' histograms merged.'
+        ),
+    ),
+    Metric(
+        'latency_p50',
+        'ms',
+        _LATENCY,
+        (
+            'Median of the merged histograms (never an average of the'
+            " loaders' percentiles)."
+        ),
+    ),
+    Metric('latency_p95', 'ms', _LATENCY, '95th percentile, as latency_p50.'),
+    Metric('latency_p99', 'ms', _LATENCY, '99th percentile, as latency_p50.'),
+    Metric(
+        'latency_p999', 'ms', _LATENCY, '99.9th percentile, as latency_p50.'
+    ),
+    Metric('latency_max', 'ms', _LATENCY, 'Slowest operation of the step.'),
+    Metric(
+        'op_rate_series',
+        'op/s',
+        _STRESS_OP,
+        (
+            'PKB time series: the op rate of each HDR interval (`values`,'
+            ' `timestamps` in ms, `interval` in s); the value is 0.'
+        ),
+    ),
+    Metric(
+        'latency_p99_series',
+        'ms',
+        _LATENCY,
+        'PKB time series: the p99 of each HDR interval that had operations.',
+    ),
+    Metric(
+        'loader_cpu_max',
+        '%',
+        'stress step, when the loaders sampled their CPU',
+        (
+            'Busy share of the busiest loader over the step: what'
+            ' `--scylla_loader_cpu_threshold` is compared with.'
+        ),
+    ),
+    Metric(
+        'populate_time',
+        's',
+        'the quiesce step after populate',
+        'From the start of the load (the earliest loader start) to its end.',
+    ),
+    Metric(
+        'time_to_compact',
+        's',
+        'the quiesce step after populate; every flush_quiesce step',
+        (
+            'From the end of the load (populate; for a flush_quiesce step, the'
+            ' step before it) to the end of the last compaction of the keyspace'
+            ' (0 when none ended after the load).'
+        ),
+    ),
+    Metric(
+        'total_time_to_quiesce',
+        's',
+        'the quiesce step after populate',
+        'populate_time plus time_to_compact.',
+    ),
+    Metric(
+        'compactions',
+        'compactions',
+        _QUIESCE,
+        (
+            "Compactions of the keyspace the nodes' histories show ended after"
+            ' the start of the load.'
+        ),
+    ),
+    Metric(
+        'compaction_bytes_in',
+        'bytes',
+        _QUIESCE,
+        'Bytes those compactions read.',
+    ),
+    Metric(
+        'compaction_bytes_out',
+        'bytes',
+        _QUIESCE,
+        'Bytes those compactions wrote.',
+    ),
+    Metric(
+        'phase_status',
+        '',
+        'every step, also one that failed or did not run',
+        (
+            "1 when the step's figures stand (`scylla_status` ok,"
+            ' rate_not_reached, or loader_saturated with the action mark), else'
+            ' 0.'
+        ),
+    ),
+)
+
+_EVERY = 'every sample'
+_STRESS = 'stress steps'
+_OP_SAMPLES = "an op type's samples"
+_WRITES = 'populate, latency and write_only steps'
+_RDW = 'reads_during_writes'
+_QUIESCE_STEPS = 'quiesce and flush_quiesce steps'
+_QUIESCE_RESULTS = _QUIESCE_STEPS + ' but phase_status'
+_SCYLLA = 'ScyllaDB; left out where the nodes differ'
+_INTERVAL = (
+    'op_rate, op_rate_per_vcpu, op_rate_per_shard, ops_per_dollar,'
+    ' latency_p50/p95/p99/p999'
+)
+
+SECTIONS = (
+    Section(
+        'Step',
+        (
+            Key(
+                'scylla_phase',
+                STR,
+                _EVERY,
+                (
+                    'The phase the step belongs to: populate, quiesce, read,'
+                    ' latency, reads_during_writes, mixed, write_only or'
+                    ' read_cache (the schema step: the first phase run).'
+                ),
+            ),
+            Key(
+                'scylla_step',
+                STR,
+                _EVERY,
+                (
+                    'The step: schema, populate, quiesce, read_small,'
+                    ' latency_5000, flush_quiesce_before_latency_10000, ...;'
+                    ' the same for every repeat of it.'
+                ),
+            ),
+            Key(
+                'scylla_sub_phase',
+                STR,
+                _EVERY,
+                "The step's name within its phase (equal to `scylla_step`).",
+            ),
+            Key(
+                'scylla_repeat',
+                INT,
+                _EVERY,
+                (
+                    'Which repeat of the measured steps (1..`scylla_repeats`);'
+                    ' 0 for a figure across the repeats.'
+                ),
+            ),
+            Key(
+                'scylla_warmup',
+                BOOL,
+                'the read warm-up step (read_warmup, read_cache_warmup)',
+                (
+                    'True: the step readies the cache for the next one; no'
+                    ' statistic counts it.'
+                ),
+            ),
+            Key(
+                'scylla_status',
+                STR,
+                _EVERY,
+                (
+                    'How the step ended: ok, rate_not_reached, loader_saturated'
+                    ' (figures published, marked), failed, timeout, not_run or'
+                    ' interrupted.'
+                ),
+            ),
+            Key(
+                'scylla_error',
+                STR,
+                'phase_status',
+                "Why the step failed or timed out ('' when it did not).",
+            ),
+        ),
+    ),
+    Section(
+        'Data set and workload',
+        (
+            Key(
+                'scylla_keys',
+                INT,
+                _EVERY,
+                'Partitions in the data set (K): the keys populate writes.',
+            ),
+            Key(
+                'scylla_row_bytes',
+                INT,
+                _EVERY,
+                'Bytes of column data per partition (column size times count).',
+            ),
+            Key(
+                'scylla_loaders',
+                INT,
+                _EVERY,
+                (
+                    "Loaders of the run; on an op type's samples, the loaders"
+                    ' that ran that op type.'
+                ),
+            ),
+            Key(
+                'scylla_consistency_level',
+                STR,
+                _EVERY,
+                'Consistency level of every request (QUORUM, ONE, ...).',
+            ),
+            Key(
+                'scylla_replication_factor',
+                INT,
+                _EVERY,
+                "Replication factor of the benchmark's keyspace.",
+            ),
+            Key(
+                'scylla_compaction_strategy',
+                STR,
+                _EVERY,
+                "Compaction strategy of the benchmark's table.",
+            ),
+            Key(
+                'scylla_distribution',
+                STR,
+                _STRESS,
+                (
+                    'The keys the loaders visit: seq (each key in turn),'
+                    ' uniform(first..last) or gaussian(first..last,mean,stdev);'
+                    " on an op type's samples, each of its loaders' distinct"
+                    ' ones, comma-separated.'
+                ),
+            ),
+            Key(
+                'scylla_distribution_size',
+                STR,
+                'read, read_cache and mixed steps',
+                'Which of the read distributions: small, medium or large.',
+            ),
+            Key(
+                'scylla_working_set_to_ram',
+                FLOAT,
+                'read_medium',
+                (
+                    "The medium distribution's working set as a multiple of the"
+                    " servers' RAM."
+                ),
+            ),
+            Key(
+                'scylla_key_range',
+                STR,
+                _STRESS,
+                (
+                    "Keys the step's (or the op type's) loaders visit, as"
+                    ' first..last.'
+                ),
+            ),
+            Key(
+                'scylla_loader_key_ranges',
+                STR,
+                _WRITES,
+                "Each loader's slice of the keys it writes, in loader order.",
+            ),
+            Key(
+                'scylla_threads',
+                INT,
+                _STRESS,
+                (
+                    "cassandra-stress threads of each of the samples' loaders;"
+                    ' left out where they differ (in reads_during_writes but on'
+                    ' its READ and WRITE samples: see `scylla_write_threads`,'
+                    ' `scylla_read_threads`).'
+                ),
+            ),
+            Key(
+                'scylla_duration_s',
+                INT,
+                'timed stress steps',
+                (
+                    "The step's planned length; a counted step (populate writes"
+                    ' each key once) has none.'
+                ),
+            ),
+            Key(
+                'scylla_cluster_rate',
+                INT,
+                _WRITES,
+                (
+                    'Fixed op/s of the cluster the loaders share (0: as fast as'
+                    ' they can).'
+                ),
+            ),
+            Key(
+                'scylla_loader_rates',
+                STR,
+                _WRITES,
+                "Each loader's fixed op/s, in loader order.",
+            ),
+            Key(
+                'scylla_rate',
+                INT,
+                _OP_SAMPLES,
+                (
+                    "Fixed op/s of the op type's loaders summed (0: as fast as"
+                    ' they can).'
+                ),
+            ),
+            Key(
+                'scylla_write_ratio',
+                INT,
+                'mixed',
+                'Writes in the write:read ratio of the mix.',
+            ),
+            Key(
+                'scylla_read_ratio',
+                INT,
+                'mixed',
+                'Reads in the write:read ratio of the mix.',
+            ),
+            Key('scylla_writers', INT, _RDW, 'Loaders that write.'),
+            Key('scylla_readers', INT, _RDW, 'Loaders that read.'),
+            Key(
+                'scylla_write_rate',
+                INT,
+                _RDW,
+                "The writers' fixed op/s together.",
+            ),
+            Key(
+                'scylla_writer_rates',
+                STR,
+                _RDW,
+                "Each writer's fixed op/s, in loader order.",
+            ),
+            Key(
+                'scylla_write_threads',
+                INT,
+                _RDW,
+                'cassandra-stress threads of each writer.',
+            ),
+            Key(
+                'scylla_write_key_range',
+                STR,
+                _RDW,
+                'Keys the writers write, as 1..last.',
+            ),
+            Key(
+                'scylla_writer_key_ranges',
+                STR,
+                _RDW,
+                "Each writer's slice of them, in loader order.",
+            ),
+            Key(
+                'scylla_read_threads',
+                INT,
+                _RDW,
+                'cassandra-stress threads of each reader.',
+            ),
+            Key(
+                'scylla_read_delay_s',
+                INT,
+                _RDW,
+                'Seconds the readers start after the writers.',
+            ),
+            Key(
+                'scylla_read_duration_s',
+                INT,
+                _RDW,
+                "The readers' planned length.",
+            ),
+        ),
+    ),
+    Section(
+        'Stress results',
+        (
+            Key(
+                'scylla_op',
+                STR,
+                _OP_SAMPLES,
+                (
+                    "The op type: WRITE, READ, ..., or total (every loader's"
+                    ' operations, when a step has several op types).'
+                ),
+            ),
+            Key(
+                'scylla_latency_kind',
+                STR,
+                'latency metrics and latency_p99_series',
+                (
+                    'st: service time; rt: response time from the intended'
+                    ' schedule, for op types run at a fixed rate (corrected for'
+                    ' coordinated omission).'
+                ),
+            ),
+            Key(
+                'scylla_window_start',
+                FLOAT,
+                _OP_SAMPLES,
+                (
+                    "Start of the window all the op type's loaders ran"
+                    " (controller's clock, epoch seconds)."
+                ),
+            ),
+            Key(
+                'scylla_window_end',
+                FLOAT,
+                _OP_SAMPLES,
+                'End of that window.',
+            ),
+            Key(
+                'scylla_interval_s',
+                INT,
+                'stress samples but phase_status',
+                'Length of the HDR intervals of the time series, seconds.',
+            ),
+            Key(
+                'scylla_loader_saturated',
+                BOOL,
+                'stress samples but phase_status',
+                (
+                    'Whether the busiest loader reached'
+                    ' `--scylla_loader_cpu_threshold`.'
+                ),
+            ),
+            Key(
+                'scylla_loader_cpu_max',
+                FLOAT,
+                'stress samples but phase_status, when known',
+                'Busy share of the busiest loader over the step, percent.',
+            ),
+            Key(
+                'scylla_loader_cpu_peak',
+                FLOAT,
+                'stress samples but phase_status, when known',
+                (
+                    'Busiest interval of any loader, percent'
+                    " (cassandra-stress's start-up makes it high; not judged)."
+                ),
+            ),
+            Key(
+                'scylla_loader_cpu_unknown',
+                STR,
+                (
+                    'stress samples but phase_status, when a loader has no CPU'
+                    ' figures'
+                ),
+                "Why some loaders' CPU use is unknown, separated by '; '.",
+            ),
+            Key(
+                'scylla_rate_reached',
+                BOOL,
+                (
+                    'stress samples but phase_status of a step with fixed-rate'
+                    ' op types'
+                ),
+                (
+                    'False when a fixed-rate op type completed less than 95% of'
+                    ' its schedule (status rate_not_reached).'
+                ),
+            ),
+            Key(
+                'scylla_achieved_rate',
+                FLOAT,
+                "a fixed-rate op type's samples",
+                (
+                    'The op rate it achieved (op_rate), beside its target'
+                    ' `scylla_rate`.'
+                ),
+            ),
+            Key(
+                'scylla_schedule_share',
+                FLOAT,
+                "a fixed-rate op type's samples",
+                (
+                    'Share of the operations its schedule held that its loaders'
+                    ' completed (1.0: all); decides `scylla_rate_reached`.'
+                ),
+            ),
+        ),
+    ),
+    Section(
+        'Quiesce',
+        (
+            Key(
+                'scylla_keyspace',
+                STR,
+                _QUIESCE_STEPS,
+                'The keyspace whose compactions count.',
+            ),
+            Key(
+                'scylla_poll_s',
+                INT,
+                _QUIESCE_STEPS,
+                'Seconds between polls of the nodes.',
+            ),
+            Key(
+                'scylla_settle_s',
+                INT,
+                _QUIESCE_STEPS,
+                'Seconds every node must stay idle to count as quiesced.',
+            ),
+            Key(
+                'scylla_timeout_s',
+                INT,
+                _QUIESCE_STEPS,
+                'Seconds after which the wait ends with status timeout.',
+            ),
+            Key(
+                'scylla_after_populate',
+                BOOL,
+                'the quiesce step',
+                (
+                    'Whether populate ran before it in this run: only then does'
+                    ' it publish populate_time and total_time_to_quiesce.'
+                ),
+            ),
+            Key(
+                'scylla_quiesce_polls',
+                INT,
+                _QUIESCE_RESULTS,
+                'Polls made while waiting.',
+            ),
+            Key(
+                'scylla_quiesce_wait_s',
+                FLOAT,
+                _QUIESCE_RESULTS,
+                'From the start of the wait to its last poll.',
+            ),
+            Key(
+                'scylla_busy_until_s',
+                FLOAT,
+                _QUIESCE_RESULTS + ', when a poll saw work',
+                (
+                    'From the start of the load to the last poll in which a'
+                    ' node reported work: later than the compaction history'
+                    ' says when the polls saw work the history does not record.'
+                ),
+            ),
+            Key(
+                'scylla_nodes_without_history',
+                STR,
+                _QUIESCE_RESULTS,
+                (
+                    'Nodes whose compaction history could not be read (their'
+                    " compactions are missing from the figures); '' when none."
+                ),
+            ),
+        ),
+    ),
+    Section(
+        'Confidence intervals',
+        (
+            Key(
+                'scylla_ci_level',
+                FLOAT,
+                _INTERVAL,
+                'Confidence level of the interval (0.95).',
+            ),
+            Key(
+                'scylla_ci_low',
+                FLOAT,
+                _INTERVAL + ', when bounded',
+                "Lower bound, in the figure's unit.",
+            ),
+            Key(
+                'scylla_ci_high',
+                FLOAT,
+                _INTERVAL + ', when bounded',
+                "Upper bound, in the figure's unit.",
+            ),
+            Key(
+                'scylla_ci_method',
+                STR,
+                _INTERVAL,
+                (
+                    'How it was computed: batch_means (a rate within a run),'
+                    ' block_bootstrap (a percentile within a run), t_repeats'
+                    ' (across repeats), or unbounded when it could not be.'
+                ),
+            ),
+            Key(
+                'scylla_ci_covers',
+                STR,
+                _INTERVAL,
+                (
+                    'The variation it accounts for: within_run, or'
+                    " within_cluster (this cluster's repeats; nothing about"
+                    ' other clusters).'
+                ),
+            ),
+            Key(
+                'scylla_ci_units',
+                FLOAT,
+                _INTERVAL,
+                'The effective number of independent units it rests on.',
+            ),
+            Key(
+                'scylla_ci_se_log',
+                FLOAT,
+                _INTERVAL + ', when known',
+                (
+                    'Standard error of log(figure): the relative standard error'
+                    ' comparisons combine.'
+                ),
+            ),
+            Key(
+                'scylla_ci_dof',
+                FLOAT,
+                _INTERVAL,
+                'Degrees of freedom of that standard error (0 when unknown).',
+            ),
+            Key(
+                'scylla_ci_warning',
+                STR,
+                _INTERVAL,
+                (
+                    "Why not to trust the interval as it stands ('' when"
+                    ' nothing is known against it).'
+                ),
+            ),
+            Key(
+                'scylla_repeats_aggregated',
+                STR,
+                'figures across repeats (`scylla_repeat` 0)',
+                "The repeats averaged, e.g. '1,3' when repeat 2 failed.",
+            ),
+        ),
+    ),
+    Section(
+        'Run and cluster',
+        (
+            Key(
+                'scylla_phases_version',
+                STR,
+                _EVERY,
+                (
+                    'The release and git revision of the code that made the'
+                    ' sample (0.2.0+g1a2b3c4d5e6f; .dirty for uncommitted'
+                    ' changes).'
+                ),
+            ),
+            Key(
+                'scylla_cluster',
+                STR,
+                _EVERY,
+                (
+                    "The cluster's identity: PKB's benchmark spec uuid (the"
+                    " sample's run_uri), shared by the stages of a staged run."
+                ),
+            ),
+            Key(
+                'scylla_run_start',
+                INT,
+                _EVERY,
+                (
+                    "When this Run started (controller's clock, epoch seconds):"
+                    ' tells apart several Runs on one cluster.'
+                ),
+            ),
+            Key(
+                'scylla_repeats',
+                INT,
+                _EVERY,
+                'Rounds of the measured steps (`--scylla_repeats`).',
+            ),
+            Key(
+                'scylla_engine',
+                STR,
+                _EVERY,
+                'The database: scylla or cassandra.',
+            ),
+            Key(
+                'scylla_version',
+                STR,
+                _EVERY,
+                (
+                    "The version the servers report ('' when they differ: see"
+                    ' `scylla_tuning_differences`).'
+                ),
+            ),
+            Key(
+                'scylla_servers',
+                INT,
+                _EVERY,
+                'Server VMs.',
+            ),
+            Key(
+                'scylla_server_machine_type',
+                STR,
+                _EVERY,
+                (
+                    "The servers' machine type; for own machines, the label the"
+                    " user gives ('' without one)."
+                ),
+            ),
+            Key(
+                'scylla_server_vcpus',
+                INT,
+                _EVERY,
+                'vCPUs of all servers together.',
+            ),
+            Key(
+                'scylla_cluster_ram_bytes',
+                INT,
+                _EVERY,
+                (
+                    'Memory the servers report together: what the data set was'
+                    ' sized from.'
+                ),
+            ),
+            Key(
+                'scylla_cluster_ram_planned_bytes',
+                INT,
+                _EVERY + ", when the plan's estimate differs",
+                "The machine table's estimate of it the plan used.",
+            ),
+            Key(
+                'scylla_server_node_vcpus',
+                INT,
+                _EVERY + '; left out where the servers differ',
+                'vCPUs each server reports (lscpu).',
+            ),
+            Key(
+                'scylla_server_node_memory_gib',
+                FLOAT,
+                _EVERY + '; left out where the servers differ',
+                'Memory each server reports, GiB to one decimal.',
+            ),
+            Key(
+                'scylla_server_node_numa_nodes',
+                INT,
+                _EVERY + '; left out where the servers differ',
+                'NUMA nodes of each server.',
+            ),
+            Key(
+                'scylla_server_node_differences',
+                STR,
+                _EVERY + ', when the servers differ',
+                (
+                    "Every server's value of each of those facts they differ in"
+                    " ('scylla_server_node_vcpus server-0: 8; server-1: 16',"
+                    " facts separated by ' / ')."
+                ),
+            ),
+            Key(
+                'scylla_loader_node_vcpus',
+                INT,
+                _EVERY + '; left out where the loaders differ',
+                'vCPUs each loader reports (lscpu).',
+            ),
+            Key(
+                'scylla_loader_node_memory_gib',
+                FLOAT,
+                _EVERY + '; left out where the loaders differ',
+                'Memory each loader reports, GiB to one decimal.',
+            ),
+            Key(
+                'scylla_loader_node_numa_nodes',
+                INT,
+                _EVERY + '; left out where the loaders differ',
+                'NUMA nodes of each loader.',
+            ),
+            Key(
+                'scylla_loader_node_differences',
+                STR,
+                _EVERY + ', when the loaders differ',
+                'As `scylla_server_node_differences`, for the loaders.',
+            ),
+            Key(
+                'scylla_stress_tool',
+                STR,
+                _EVERY,
+                (
+                    "The cassandra-stress the loaders run: scylla (ScyllaDB's"
+                    ' fork) or apache.'
+                ),
+            ),
+            Key(
+                'scylla_stress_version',
+                STR,
+                _EVERY,
+                (
+                    'Its version as the tool reports it, checked against the'
+                    ' release asked for.'
+                ),
+            ),
+            Key(
+                'scylla_stress_<component>',
+                STR,
+                _EVERY,
+                (
+                    'The version of each other component `cassandra-stress'
+                    " version` prints, its name's non-word characters as _:"
+                    ' scylla_stress_scylla_java_driver; scylla_stress_reported'
+                    " for Apache 5.0's 'Unable to find version information'."
+                ),
+            ),
+        ),
+    ),
+    Section(
+        'Price',
+        (
+            Key(
+                'scylla_price_source',
+                STR,
+                _EVERY,
+                (
+                    "Where the servers' price comes from (the catalog, or the"
+                    " user's override); 'none: ...' with what to give when no"
+                    ' price is known.'
+                ),
+            ),
+            Key(
+                'scylla_price_usd_per_hour',
+                FLOAT,
+                _EVERY + ', when the price is known',
+                (
+                    'Price of all servers together, USD per hour: the'
+                    ' per-dollar figures divide by it.'
+                ),
+            ),
+            Key(
+                'scylla_server_price_usd_per_hour',
+                FLOAT,
+                _EVERY + ', when the price is known',
+                'Price of one server, USD per hour.',
+            ),
+            Key(
+                'scylla_price_date',
+                STR,
+                _EVERY + ', when the price is known',
+                (
+                    "When the catalog's price was taken (YYYY-MM); for an"
+                    " override, the Run's date (YYYY-MM-DD)."
+                ),
+            ),
+            Key(
+                'scylla_price_region',
+                STR,
+                _EVERY + ', when the price is known',
+                "The region the catalog's price is for ('' for an override).",
+            ),
+            Key(
+                'scylla_cost_counts',
+                STR,
+                'ops_per_dollar and dollars_per_million_ops',
+                (
+                    "What the per-dollar figures count: 'servers only' (not the"
+                    ' loaders).'
+                ),
+            ),
+        ),
+    ),
+    Section(
+        'Server tuning and data volume',
+        (
+            Key(
+                'scylla_tuning_uniform',
+                BOOL,
+                _EVERY,
+                (
+                    'Whether every server agreed in every tuning fact and data'
+                    ' volume key.'
+                ),
+            ),
+            Key(
+                'scylla_tuning_differences',
+                STR,
+                _EVERY + ', when the servers differ',
+                (
+                    "Every server's value of each tuning key they differ in"
+                    " ('scylla_nproc server-0: 80; server-1: 88', keys"
+                    " separated by ' / '); those keys are left out"
+                    " (`scylla_version` is then '')."
+                ),
+            ),
+            Key(
+                'scylla_shards',
+                INT,
+                'ScyllaDB',
+                (
+                    'Shards of all servers together: op_rate_per_shard divides'
+                    " by it (in `scylla_tuning_differences`, each node's own)."
+                ),
+            ),
+            Key(
+                'scylla_shards_total',
+                INT,
+                'ScyllaDB',
+                'The same total, summed from every node as tuned.',
+            ),
+            Key(
+                'scylla_vcpus',
+                INT,
+                _SCYLLA,
+                'vCPUs (hardware threads) of each server, from lscpu.',
+            ),
+            Key(
+                'scylla_cores',
+                INT,
+                _SCYLLA,
+                'Physical cores of each server.',
+            ),
+            Key(
+                'scylla_numa_nodes',
+                INT,
+                _SCYLLA,
+                'NUMA nodes of each server, from lscpu.',
+            ),
+            Key(
+                'scylla_nproc',
+                INT,
+                _SCYLLA,
+                'CPUs available to processes (nproc) on each server.',
+            ),
+            Key(
+                'scylla_cpuset',
+                STR,
+                _SCYLLA,
+                (
+                    "CPUs ScyllaDB runs on, from cpuset.conf ('0-3,8-11'; ''"
+                    ' when unrestricted).'
+                ),
+            ),
+            Key(
+                'scylla_irq_cpus',
+                STR,
+                _SCYLLA,
+                'CPUs perftune binds network and disk interrupts to.',
+            ),
+            Key(
+                'scylla_irq_vcpus',
+                INT,
+                _SCYLLA,
+                'How many they are.',
+            ),
+            Key(
+                'scylla_irq_cpus_source',
+                STR,
+                _SCYLLA,
+                (
+                    'perftune.yaml (what scylla_prepare applied when the server'
+                    " started) or computed (perftune's rule, asked before the"
+                    ' first start).'
+                ),
+            ),
+            Key(
+                'scylla_predicted_shards',
+                INT,
+                _SCYLLA + ', or where perftune cannot auto-detect',
+                "Shards per server perftune's rule predicts for its topology.",
+            ),
+            Key(
+                'scylla_predicted_irq_vcpus',
+                INT,
+                _SCYLLA + ', or where perftune cannot auto-detect',
+                'IRQ vCPUs per server the rule predicts.',
+            ),
+            Key(
+                'scylla_io_read_iops',
+                INT,
+                _SCYLLA,
+                (
+                    'Read IOPS iotune measured (the first disk of'
+                    ' io_properties.yaml).'
+                ),
+            ),
+            Key(
+                'scylla_io_read_bandwidth',
+                INT,
+                _SCYLLA,
+                'Read bandwidth iotune measured, bytes per second.',
+            ),
+            Key(
+                'scylla_io_write_iops',
+                INT,
+                _SCYLLA,
+                'Write IOPS iotune measured.',
+            ),
+            Key(
+                'scylla_io_write_bandwidth',
+                INT,
+                _SCYLLA,
+                'Write bandwidth iotune measured, bytes per second.',
+            ),
+            Key(
+                'scylla_swap',
+                STR,
+                _SCYLLA,
+                (
+                    "The swap areas scylla_setup left ('/swapfile 16.0 GiB'),"
+                    ' or none.'
+                ),
+            ),
+            Key(
+                'scylla_masked_units',
+                STR,
+                _SCYLLA + '; servers this run configured',
+                (
+                    "The systemd units masked as ScyllaDB's images mask them,"
+                    ' space-separated, or none.'
+                ),
+            ),
+            Key(
+                'scylla_data_device',
+                STR,
+                (
+                    'every engine, once the servers were configured; left out'
+                    ' where they differ'
+                ),
+                'The device mounted as the data directory (findmnt SOURCE).',
+            ),
+            Key(
+                'scylla_data_fstype',
+                STR,
+                'as `scylla_data_device`',
+                'Its file system.',
+            ),
+            Key(
+                'scylla_data_mount_options',
+                STR,
+                'as `scylla_data_device`',
+                'Its mount options, name=value kept as they are.',
+            ),
+            Key(
+                'scylla_data_disks',
+                INT,
+                'as `scylla_data_device`, when the benchmark built the array',
+                'Member disks of the RAID0 array the benchmark built.',
+            ),
+        ),
+    ),
+)
+
+KEYS = tuple(key for section in SECTIONS for key in section.keys)
+_BY_NAME = {key.name: key for key in KEYS}
+_FAMILIES = tuple(key for key in KEYS if '<' in key.name)
+
+
+def MetricOf(name):
+  """The registered Metric of that name, or None."""
+  return next((m for m in METRICS if m.name == name), None)
+
+
+def KeyOf(name):
+  """The registered Key of that name (or of its family), or None."""
+  if name in _BY_NAME:
+    return _BY_NAME[name]
+  return next((k for k in _FAMILIES if k.pattern.match(name)), None)
+
+
+def HasType(key, value):
+  """Whether `value` is of the key's type (a bool is no number)."""
+  if isinstance(value, bool):
+    return key.type == BOOL
+  return isinstance(value, _PYTHON_TYPES[key.type])
+
+
+def SampleProblems(metric, unit, metadata, typed=True):
+  """What a published sample does that this reference does not say.
+
+  Args:
+    metric: the sample's metric.
+    unit: its unit.
+    metadata: its metadata; keys without the `scylla_` prefix (PKB's
+      own) are not checked.
+    typed: whether the values keep their types (False for PKB's collapsed
+      labels, where every value is text).
+
+  Returns:
+    One message per problem; [] when the sample keeps the contract.
+  """
+  problems = []
+  registered = MetricOf(metric)
+  if registered is None:
+    problems.append(f'metric {metric!r} is not registered')
+  elif registered.unit != unit:
+    problems.append(
+        f'metric {metric!r} has unit {unit!r}, registered {registered.unit!r}'
+    )
+  for name, value in metadata.items():
+    if not name.startswith('scylla_'):
+      continue
+    key = KeyOf(name)
+    if key is None:
+      problems.append(f'key {name!r} is not registered')
+    elif typed and not HasType(key, value):
+      problems.append(
+          f'key {name!r} is {value!r} ({type(value).__name__}), registered'
+          f' {key.type}'
+      )
+  return problems
+
+
+def _Table(header, rows):
+  lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
+  lines += ['| ' + ' | '.join(row) + ' |' for row in rows]
+  return lines
+
+
+def _UnitText(unit):
+  """A unit as the tables show it: `op/s`, or (none)."""
+  return f'`{unit}`' if unit else '(none)'
+
+
+def Markdown():
+  """docs/metadata.md: the metrics, then the keys by subject."""
+  lines = [
+      '# Published metrics and metadata keys',
+      '',
+      (
+          'Generated from `perfkit_plugins/core/results/metadata_reference.py`'
+          f' by `{COMMAND}`; do not edit it by hand. A test fails when the code'
+          ' publishes a metric, unit, key or type this does not list, and when'
+          ' this file is not what that command writes.'
+      ),
+      '',
+      (
+          'Every metadata key of the benchmark starts with `scylla_`. Besides'
+          " them, a sample carries PKB's own metadata (run_uri, vm_names,"
+          ' `servers_*` and `loaders_*` of each VM group, ...) and, for a time'
+          ' series, the `values`, `timestamps` and `interval` PKB adds. A key'
+          " has one type in every run; with collapsed labels (PKB's default"
+          ' for its JSON and BigQuery publishers) every value is text,'
+          ' `--nocollapse_labels` keeps the types.'
+      ),
+      '',
+      '## Metrics',
+      '',
+  ]
+  lines += _Table(
+      ('metric', 'unit', 'one sample per', 'meaning'),
+      [(f'`{m.name}`', _UnitText(m.unit), m.per, m.meaning) for m in METRICS],
+  )
+  lines += ['', '## Metadata keys', '', 'Types:', '']
+  lines += [f'* `{name}`: {text}.' for name, text in TYPES.items()]
+  for section in SECTIONS:
+    lines += ['', f'### {section.title}', '']
+    lines += _Table(
+        ('key', 'type', 'on', 'meaning'),
+        [
+            (f'`{k.name}`', f'`{k.type}`', k.where, k.meaning)
+            for k in section.keys
+        ],
+    )
+  return '\n'.join(lines) + '\n'
