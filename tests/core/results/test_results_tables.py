@@ -151,10 +151,10 @@ def test_latency_table_has_both_kinds_of_fixed_rate_steps(report):
   assert _Column(table, 'p99.9')[('populate', 'WRITE', 'st')] == (
       results_tables.FigureCell(run, 'latency_p999', 'populate', 'WRITE', 'st')
   )
-  # The figure, then its interval.
-  p999 = run.Value('latency_p999', 'populate', 'WRITE', 'st')
-  low, high = run.Pick('latency_p999', 'populate', 'WRITE', 'st').Interval()
-  assert low <= p999 <= high
+  # The lab run's 10 HDR intervals are too few for a within-run interval
+  # of a p99.9 (180 are needed): the figure alone, no bounds.
+  assert run.Pick('latency_p999', 'populate', 'WRITE', 'st').Interval() is None
+  assert '[' not in _Column(table, 'p99.9')[('populate', 'WRITE', 'st')]
 
 
 def test_ladder_is_sorted_by_rate(report):
