@@ -29,6 +29,7 @@ import os
 import setuptools
 from setuptools.command import build_py
 from setuptools.command import editable_wheel
+from setuptools.command import sdist
 
 PTH_NAME = 'perfkit_plugins_discovery.pth'
 PTH_LINE = (
@@ -55,13 +56,36 @@ def _VersionModule():
 
 
 VERSION_MODULE = _VersionModule()
+REVISION = os.path.join('perfkit_plugins', VERSION_MODULE.REVISION_FILE)
+
+
+def _Revision():
+  """This checkout's git revision, else the one an sdist carries."""
+  revision = VERSION_MODULE.GitRevision()
+  if revision:
+    return revision
+  try:
+    with open(os.path.join(HERE, REVISION)) as f:
+      return f.read().strip() or VERSION_MODULE.UNKNOWN
+  except OSError:
+    return VERSION_MODULE.UNKNOWN
+
+
+class SdistWithRevision(sdist.sdist):
+  """Writes the git revision into sdists, which wheels are built from."""
+
+  def make_release_tree(self, base_dir, files):
+    super().make_release_tree(base_dir, files)
+    with open(os.path.join(base_dir, REVISION), 'w') as f:
+      f.write(_Revision() + '\n')
 
 
 class BuildPyWithPth(build_py.build_py):
   """Adds the start-up `.pth` file and the git revision to regular wheels.
 
   A wheel has no git: perfkit_plugins/REVISION tells version.Revision()
-  which commit it was built from.
+  which commit it was built from (from git, or from the sdist it was built
+  from).
   """
 
   def run(self):
@@ -69,9 +93,8 @@ class BuildPyWithPth(build_py.build_py):
     if not self.editable_mode:
       with open(os.path.join(self.build_lib, PTH_NAME), 'w') as f:
         f.write(PTH_LINE)
-      revision = os.path.join(self.build_lib, 'perfkit_plugins', 'REVISION')
-      with open(revision, 'w') as f:
-        f.write((VERSION_MODULE.GitRevision() or VERSION_MODULE.UNKNOWN) + '\n')
+      with open(os.path.join(self.build_lib, REVISION), 'w') as f:
+        f.write(_Revision() + '\n')
 
 
 class EditableWheelWithPth(editable_wheel.editable_wheel):
@@ -160,6 +183,7 @@ setuptools.setup(
         ],
     },
     cmdclass={
+        'sdist': SdistWithRevision,
         'build_py': BuildPyWithPth,
         'editable_wheel': EditableWheelWithPth,
     },

@@ -33,10 +33,11 @@ PKB imports every module of those packages when it starts and does not
 catch their errors, so one plugin module that stops importing (a PKB
 upgrade that moved a name) would stop every `pkb.py` run, whatever its
 benchmark. The finder therefore guards the plugin's own modules there: one
-that fails to import becomes a stub whose every entry point (GetConfig,
-Prepare, Run, Cleanup; Install for a package) raises PluginImportError
-with the cause and the PKB commit the plugin is tested with; the other
-benchmarks run.
+that fails to import becomes a stub whose entry points (GetConfig,
+CheckPrerequisites, Prepare, Run; Install for a package) raise
+PluginImportError with the cause and the PKB commits the plugin is tested
+with (its Cleanup does nothing: nothing was made); the other benchmarks
+run.
 
 Set PERFKIT_PLUGINS_DISABLE=1 to turn discovery off.
 """
@@ -125,6 +126,7 @@ def _Stub(module, error):
   keep = {'__name__', '__file__', '__spec__', '__loader__', '__package__'}
   for name in set(vars(module)) - keep - {'__builtins__'}:
     delattr(module, name)
+  module.__doc__ = problem
   module.IMPORT_PROBLEM = problem
   short_name = module.__name__.rsplit('.', 1)[-1]
   if short_name.endswith(_BENCHMARK_SUFFIX):
@@ -152,6 +154,8 @@ class _GuardedLoader:
     self.loader = loader
 
   def __getattr__(self, name):
+    if name == 'loader':  # Not set yet (a copy being made): no recursion.
+      raise AttributeError(name)
     return getattr(self.loader, name)
 
   def create_module(self, spec):
@@ -161,7 +165,10 @@ class _GuardedLoader:
     try:
       self.loader.exec_module(module)
     except Exception as e:  # pylint: disable=broad-except
-      _Stub(module, e)
+      try:
+        _Stub(module, e)
+      except Exception:  # pylint: disable=broad-except
+        raise e from None  # The stub failed too: PKB sees the real cause.
 
 
 class PluginFinder:

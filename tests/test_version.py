@@ -17,6 +17,8 @@
 import pathlib
 import re
 import subprocess
+import sys
+import zipfile
 
 import pytest
 
@@ -62,3 +64,36 @@ def test_the_release_is_a_version_and_the_changelog_names_it():
   assert re.fullmatch(r'[0-9]+\.[0-9]+\.[0-9]+', version.VERSION)
   changelog = (REPO / 'docs' / 'CHANGELOG.md').read_text()
   assert f'\n## {version.VERSION} ' in changelog
+
+
+@pytest.mark.slow
+def test_a_wheel_built_from_an_sdist_keeps_the_checkouts_revision(tmp_path):
+  # Build frontends build wheels from an unpacked sdist, where git is gone.
+  subprocess.run(
+      [sys.executable, 'setup.py', '-q', 'sdist', '-d', str(tmp_path)],
+      cwd=REPO,
+      capture_output=True,
+      check=True,
+  )
+  (sdist,) = tmp_path.glob('*.tar.gz')
+  subprocess.run(
+      [
+          sys.executable,
+          '-m',
+          'pip',
+          'wheel',
+          '-q',
+          '--no-deps',
+          '--no-build-isolation',
+          str(sdist),
+          '-w',
+          str(tmp_path),
+      ],
+      cwd=tmp_path,
+      capture_output=True,
+      check=True,
+  )
+  (wheel,) = tmp_path.glob('*.whl')
+  with zipfile.ZipFile(wheel) as archive:
+    revision = archive.read('perfkit_plugins/REVISION').decode().strip()
+  assert revision == version.GitRevision()

@@ -205,7 +205,9 @@ def _Parser():
       help=(
           f'exit with {EXIT_VERDICT} when a row has one of these verdicts,'
           ' e.g. WORSE or WORSE,INCONCLUSIVE (rows without a verdict count'
-          ' as INCONCLUSIVE); the report is printed and written first'
+          ' as INCONCLUSIVE; with WORSE, so does a step whose fixed rate B'
+          ' missed and A reached, or a figure A has and B lost); the report'
+          ' is printed and written first'
       ),
   )
   ab.add_argument(
@@ -370,7 +372,8 @@ def _Compare(args):
   """Arm A (the positional files) against arm B (--vs).
 
   Returns:
-    The rows whose verdict --fail_on names.
+    What --fail_on names: claims of the rows with its verdicts, and with
+    WORSE what B lost that A had (report.lost), which no row shows.
   """
   noise_files = tuple(args.noise_from or ())
   report = ab_comparison.Compare(
@@ -401,7 +404,13 @@ def _Compare(args):
     written.append(f'Forest plot: {forest}')
   if written:
     print('\n' + '\n'.join(written))
-  return [c for c in report.rows if c.row.verdict in (args.fail_on or ())]
+  fail_on = args.fail_on or ()
+  failing = [
+      ab_comparison.Claim(c) for c in report.rows if c.row.verdict in fail_on
+  ]
+  if comparison.WORSE in fail_on:
+    failing += [f'{lost}: B is worse (not compared)' for lost in report.lost]
+  return failing
 
 
 def _Plan(args):
@@ -468,7 +477,7 @@ def Main(argv=None):
     print(
         f'scylla-phases-report: {len(failing)} row(s) with a verdict'
         f' --fail_on={",".join(args.fail_on)} names:\n'
-        + '\n'.join(f'  {ab_comparison.Claim(c)}' for c in failing),
+        + '\n'.join(f'  {claim}' for claim in failing),
         file=sys.stderr,
     )
     return EXIT_VERDICT

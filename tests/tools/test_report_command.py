@@ -20,6 +20,7 @@ benchmark's metadata, a known truth) and the real fixtures.
 
 import csv
 import json
+import pathlib
 import re
 
 import pytest
@@ -135,6 +136,33 @@ def test_fail_on_exits_non_zero_exactly_when_a_row_has_the_verdict(
           + ['--no_plots', '--fail_on', 'worse,inconclusive']
       )
       == report_command.EXIT_VERDICT
+  )
+
+
+def test_fail_on_worse_counts_what_b_lost(write_runs, capsys):
+  a = _Arm(write_runs, 'a', 3, seed=1)
+  b = _Arm(write_runs, 'b', 3, seed=21)
+  # B's mixed step did not run (or failed): no row can show it.
+  for path in b:
+    lines = pathlib.Path(path).read_text().splitlines()
+    kept = [line for line in lines if '|scylla_step:mixed|' not in line]
+    assert len(kept) < len(lines)
+    pathlib.Path(path).write_text('\n'.join(kept) + '\n')
+  argv = a + ['--vs'] + b + ['--no_plots']
+  assert report_command.Main(argv) == 0
+  out = capsys.readouterr().out
+  assert 'Lost in B (a regression no row shows' in out
+  assert '  mixed READ op rate: in A, not in B' in out
+  assert report_command.Main(argv + ['--fail_on=WORSE']) == (
+      report_command.EXIT_VERDICT
+  )
+  assert 'mixed READ op rate: in A, not in B: B is worse (not compared)' in (
+      capsys.readouterr().err
+  )
+  # What A lost is not B's regression.
+  assert (
+      report_command.Main(b + ['--vs'] + a + ['--no_plots', '--fail_on=WORSE'])
+      == 0
   )
 
 

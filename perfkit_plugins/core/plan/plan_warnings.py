@@ -238,7 +238,8 @@ def _TimeoutWarnings(estimate, timeout_minutes):
       f'timeout: this run {how_long}, longer than --timeout_minutes='
       f'{timeout_minutes}, the deadline PKB tags every VM with (timeout_utc):'
       ' a cleanup job that honours the tag may delete the machines mid-run;'
-      f' give --timeout_minutes={math.ceil(estimate.max_s / 60)}'
+      f' give --timeout_minutes={math.ceil(estimate.max_s / 60) + 60}'
+      ' (the run and an hour for provisioning and teardown)'
   ]
 
 

@@ -194,6 +194,9 @@ class Report:
     margin_source: 'defaults' or how --margin set them.
     noise_source: the A/A experiment whose noise rows of one cluster per
       arm use, in words; '' when none was given.
+    lost: what B lost that A had, among the figures not compared: a step
+      whose fixed rate A reached and B did not, a figure A published and B
+      did not (its step failed or did not run). A regression no row shows.
   """
 
   a: Arm
@@ -203,6 +206,7 @@ class Report:
   margins: dict
   margin_source: str
   noise_source: str = ''
+  lost: tuple[str, ...] = ()
 
 
 def _BaseLabel(run):
@@ -507,6 +511,19 @@ def Compare(
     )
   decided = comparison.CompareRows([c.row for c in rows], FDR)
   rows = [dataclasses.replace(c, row=row) for c, row in zip(rows, decided)]
+  missed_in = {
+      arm: {s for run in runs for s in results_tables.RateMissedSteps(run)}
+      for arm, runs in (('A', a_runs), ('B', b_runs))
+  }
+  lost = [
+      f'{step}: its fixed rate was reached in A, not in B'
+      for step in missed
+      if step in missed_in['B'] and step not in missed_in['A']
+  ] + [
+      f'{f.step} {f.op} {f.Name()}: in A, not in B'
+      for f in a_figures
+      if f not in in_b
+  ]
   return Report(
       Arm('A', tuple(a_runs), tuple(a_files)),
       Arm('B', tuple(b_runs), tuple(b_files)),
@@ -515,6 +532,7 @@ def Compare(
       margins,
       'defaults' if margin is None else f'--margin {margin:.3g} for both',
       noise_source,
+      tuple(lost),
   )
 
 
@@ -632,7 +650,7 @@ def _Header(report):
     count = sum(c.row.method == method for c in report.rows)
     scope = '' if len(methods) == 1 else f' ({count} rows)'
     lines.append(f'  Unit replicated{scope}: {_REPLICATED.get(method, method)}')
-  if report.noise_source:
+  if any(c.row.method == comparison.GIVEN_NOISE for c in report.rows):
     lines.append(f'  Noise between clusters: {report.noise_source}')
   orders = list(dict.fromkeys(c.row.order for c in report.rows if c.row.order))
   if len(orders) == 1:
@@ -664,6 +682,11 @@ def RenderComparison(report):
     sections.append(
         'Not compared\n' + '\n'.join(f'  {s}' for s in report.skipped)
     )
+  if report.lost:
+    sections.append(
+        'Lost in B (a regression no row shows; --fail_on=WORSE counts it)\n'
+        + '\n'.join(f'  {s}' for s in report.lost)
+    )
   return '\n\n'.join(sections)
 
 
@@ -685,7 +708,8 @@ def ReportJson(report):
   warning, order (of the clusters in time), trend_per_hour, p, q,
   p_equivalence, q_equivalence, margin, standard_error_log, dof,
   clusters_needed and claim. Unknown numbers (no test, unbounded
-  intervals) are null.
+  intervals) are null. Beside the rows: not_compared (each figure left out,
+  with why) and lost_in_b (what B lost that A had).
   """
   rows = []
   for c in report.rows:
@@ -742,6 +766,7 @@ def ReportJson(report):
       'noise_source': report.noise_source,
       'rows': rows,
       'not_compared': list(report.skipped),
+      'lost_in_b': list(report.lost),
   }
 
 

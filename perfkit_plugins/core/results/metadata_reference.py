@@ -749,7 +749,7 @@ SECTIONS = (
                 _INTERVAL,
                 (
                     'How it was computed: batch_means (a rate within a run),'
-                    ' block_bootstrap (a percentile within a run), t_repeats'
+                    ' woodruff (a percentile within a run), t_repeats'
                     ' (across repeats), or unbounded when it could not be.'
                 ),
             ),

@@ -209,11 +209,14 @@ class ComparisonRow:
 
 @dataclasses.dataclass(frozen=True)
 class _Unit:
-  """One cluster of an arm: its log mean and when it ran."""
+  """One cluster of an arm: its log mean, runs and when it ran."""
 
   log: float
   # Mean start of its runs (epoch seconds); None when a run has none.
   start: Optional[float]
+  # Its runs, and the sum of squares of their logs around `log`.
+  runs: int = 1
+  squares: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -244,16 +247,22 @@ class _Estimate:
 
 def _Units(arm: Sequence[intervals.Measurement]) -> list[_Unit]:
   """The arm's clusters, in first-seen order."""
-  starts = {}
+  runs = {}
   for m in arm:
-    starts.setdefault(m.cluster, []).append(m.start)
-  return [
-      _Unit(
-          math.log(value),
-          None if None in starts[cluster] else float(np.mean(starts[cluster])),
-      )
-      for cluster, value in intervals.ClusterValues(arm).items()
-  ]
+    runs.setdefault(m.cluster, []).append(m)
+  units = []
+  for cluster, value in intervals.ClusterValues(arm).items():
+    starts = [m.start for m in runs[cluster]]
+    logs = np.log([m.value for m in runs[cluster]])
+    units.append(
+        _Unit(
+            math.log(value),
+            None if None in starts else float(np.mean(starts)),
+            len(logs),
+            float(np.sum((logs - math.log(value)) ** 2)),
+        )
+    )
+  return units
 
 
 def _Spread(logs: Sequence[float]) -> float:
@@ -349,11 +358,28 @@ def _AcrossClusters(a: Sequence[_Unit], b: Sequence[_Unit]) -> _Estimate:
         experiment.NoiseProfile(spread, None, None),
         f'SD of log cluster means {spread:.1%}, pooled over both arms',
     )
-  lone, others, many = ('A', logs_b, 'B') if len(a) == 1 else ('B', logs_a, 'A')
-  spread = _Spread(others)
+  lone, others, many = ('A', b, 'B') if len(a) == 1 else ('B', a, 'A')
+  spread = _Spread([u.log for u in others])
+  # The lone cluster's mean varies as the others' do, plus the run-to-run
+  # noise its fewer repeats leave (pooled within clusters of both arms).
+  fewer = 1 / (a if lone == 'A' else b)[0].runs - float(
+      np.mean([1 / u.runs for u in others])
+  )
+  units = (*a, *b)
+  within_dof = sum(u.runs for u in units) - len(units)
+  within = sum(u.squares for u in units) / within_dof if within_dof else None
+  no_verdict = ''
+  if fewer > 0 and within is None:
+    no_verdict = (
+        f'arm {lone} ran fewer repeats on its cluster than arm {many} on'
+        ' its clusters, and no cluster had repeats to tell how much noise'
+        ' that leaves'
+    )
   return _Estimate(
       difference,
-      spread * math.sqrt(1 + 1 / len(others)),
+      math.sqrt(
+          spread**2 * (1 + 1 / len(others)) + max(fewer, 0) * (within or 0)
+      ),
       len(others) - 1,
       AGAINST_ONE_CLUSTER,
       intervals.ACROSS_CLUSTERS,
@@ -363,6 +389,7 @@ def _AcrossClusters(a: Sequence[_Unit], b: Sequence[_Unit]) -> _Estimate:
           f'arm {lone} ran on one cluster: the noise of its cluster is taken'
           f" from arm {many}'s {len(others)} clusters",
       ),
+      no_verdict,
   )
 
 
@@ -485,7 +512,22 @@ def _Estimated(
   if len(units_a) == 1 and len(units_b) == 1:
     if noise is None or noise.between_cluster_cv is None:
       return _WithinWhatRan(a, b), order, trend
-    return _FromGivenNoise(a, b, noise), order, trend
+    given = _FromGivenNoise(a, b, noise)
+    return (
+        dataclasses.replace(
+            given,
+            warnings=given.warnings
+            + (
+                (
+                    'the run order of one cluster per arm cannot be checked: a'
+                    ' drift between the two runs counts as noise only as far as'
+                    " the A/A experiment's clusters spanned such a time"
+                ),
+            ),
+        ),
+        order,
+        trend,
+    )
   across = _AcrossClusters(units_a, units_b)
   if interleaved:
     return across, order, trend
@@ -568,11 +610,14 @@ def _ClustersToSettle(row: ComparisonRow, alpha: float) -> Optional[int]:
   repeats = _Repeats(row)
   candidates = []
   if difference:
-    candidates.append(
-        experiment.ClustersNeeded(
-            row.noise_profile, difference, repeats, alpha, _POWER
-        )
-    )
+    try:
+      candidates.append(
+          experiment.ClustersNeeded(
+              row.noise_profile, difference, repeats, alpha, _POWER
+          )
+      )
+    except ValueError:
+      pass  # Out of reach: equivalence may still be shown.
   equivalence = experiment.ClustersNeededForEquivalence(
       row.noise_profile, difference, row.margin, repeats, alpha, _POWER
   )
@@ -627,6 +672,18 @@ def CompareArms(
         f'margin {margin} must be in (0, 1) and level {level} in (0.5, 1)'
     )
   estimate, order, trend = _Estimated(a, b, noise)
+  if (
+      estimate.method in VERDICT_METHODS
+      and not estimate.standard_error
+      and not estimate.no_verdict
+  ):
+    estimate = dataclasses.replace(
+        estimate,
+        no_verdict=(
+            'no spread measured (identical values): the noise is unknown,'
+            ' not zero'
+        ),
+    )
   p, p_equivalence = _PValues(
       estimate.difference, estimate.standard_error, estimate.dof, margin
   )
@@ -771,8 +828,14 @@ def _Percent(ratio: float) -> str:
 
 
 def LevelText(level: float) -> str:
-  """A confidence level as a percentage: '95%', '99.17%'."""
-  return f'{level * 100:.2f}'.rstrip('0').rstrip('.') + '%'
+  """A confidence level as a percentage: '95%', '99.17%', '99.995%'.
+
+  Enough decimals to show two significant digits of what it leaves out
+  (1 - level), so that no level reads as 100%.
+  """
+  left_out = (1 - level) * 100
+  decimals = max(2, 2 - math.floor(math.log10(left_out))) if left_out else 2
+  return f'{level * 100:.{decimals}f}'.rstrip('0').rstrip('.') + '%'
 
 
 def _ArmDesign(runs: int, clusters: int) -> str:
@@ -810,7 +873,11 @@ def _Outcome(row: ComparisonRow) -> str:
       f'no verdict: {row.no_verdict}' if row.no_verdict else 'inconclusive'
   )
   if row.clusters_needed is not None:
-    outcome += f'; about {row.clusters_needed} clusters per arm would settle it'
+    # Planned without the noise between clusters, it is a lower bound.
+    about = 'at least' if row.no_verdict else 'about'
+    outcome += (
+        f'; {about} {row.clusters_needed} clusters per arm would settle it'
+    )
   return outcome
 
 

@@ -282,7 +282,8 @@ def ClustersNeeded(
 
   Raises:
     ValueError: no difference, a difference of -100% or less, alpha or
-      power not in (0, 1), or as ClusterMeanVariance.
+      power not in (0, 1), a design beyond 10,000 clusters per arm, or as
+      ClusterMeanVariance.
   """
   if not 0 < alpha < 1 or not 0 < power < 1:
     raise ValueError(f'alpha {alpha} and power {power} must be in (0, 1)')
@@ -294,6 +295,11 @@ def ClustersNeeded(
   effect = abs(math.log1p(difference))
   normal = _NORMAL.inv_cdf(1 - alpha / 2) + _NORMAL.inv_cdf(power)
   start = max(2, int(2 * variance * normal**2 / effect**2))
+  if start > _MAX_CLUSTERS:
+    raise ValueError(
+        f'relative difference {difference} needs more than {_MAX_CLUSTERS:,}'
+        ' clusters per arm at this noise'
+    )
   while True:
     candidates = np.arange(start, start + _STEPS)
     reached = np.flatnonzero(

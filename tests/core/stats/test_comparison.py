@@ -309,7 +309,7 @@ def test_claim_sentences():
       warning='arms not interleaved',
   )
   assert comparison.ClaimSentence(inconclusive) == (
-      'mixed op rate: B/A = +1.5% [-2.1, +5.2] (99.17% CI; 3 clusters x 1'
+      'mixed op rate: B/A = +1.5% [-2.1, +5.2] (99.167% CI; 3 clusters x 1'
       ' repeat per arm): inconclusive; about 6 clusters per arm would settle'
       ' it; arms not interleaved'
   )
@@ -447,3 +447,74 @@ def test_a_report_where_every_figure_moved_finds_them():
     found += sum(r.verdict == comparison.BETTER for r in rows)
     total += len(rows)
   assert found / total >= 0.8
+
+
+def test_a_lone_run_against_clusters_of_repeats_counts_its_own_noise():
+  # A: one run; B: 4 clusters of 3 repeats. B's spread of cluster means
+  # holds a third of the run-to-run noise; the lone run holds all of it.
+  rng = np.random.default_rng(45)
+  called = trials = 0
+  for _ in range(1000):
+    lone = [[1000 * math.exp(rng.normal(0, 0.01) + rng.normal(0, 0.02))]]
+    clusters = [
+        1000 * np.exp(rng.normal(0, 0.01) + rng.normal(0, 0.02, 3))
+        for _ in range(4)
+    ]
+    row = comparison.CompareArms(
+        _Arm(lone, 'a'), _Arm(clusters, 'b'), True, comparison.RATE_MARGIN
+    )
+    assert row.method == comparison.AGAINST_ONE_CLUSTER
+    called += row.verdict in (comparison.BETTER, comparison.WORSE)
+    trials += 1
+  # At 5%: without the lone run's own run-to-run noise, about 10%.
+  assert called / trials <= 0.065
+  # Fewer repeats and no cluster with repeats: nothing tells that noise.
+  row = comparison.CompareArms(
+      _Arm([[100, 101]], 'a'),
+      _Arm([[103], [104], [102]], 'b'),
+      True,
+      comparison.RATE_MARGIN,
+  )
+  assert not row.no_verdict
+  row = comparison.CompareArms(
+      _Arm([[100]], 'a'),
+      _Arm([[103], [104], [102]], 'b'),
+      True,
+      comparison.RATE_MARGIN,
+  )
+  assert not row.no_verdict  # Equal repeats: B's spread is A's too.
+
+
+def test_identical_values_are_no_measured_noise():
+  a = _Arm([[1.023, 1.023], [1.023, 1.023]], 'a')
+  b = _Arm([[1.031, 1.031], [1.031, 1.031]], 'b')
+  row = comparison.CompareArms(a, b, False, comparison.PERCENTILE_MARGIN)
+  assert row.verdict == comparison.INCONCLUSIVE
+  assert row.no_verdict.startswith('no spread measured')
+
+
+def test_aa_noise_for_one_cluster_per_arm_says_the_order_is_unchecked():
+  noise = experiment.NoiseProfile(0.02, 0.01, None, clusters=6, runs=12)
+  row = comparison.CompareArms(
+      [intervals.Measurement(100.0, 'a', 1, start=0.0)],
+      [intervals.Measurement(120.0, 'b', 1, start=36000.0)],
+      True,
+      comparison.RATE_MARGIN,
+      noise=noise,
+  )
+  assert 'the run order of one cluster per arm cannot be checked' in (
+      row.warning
+  )
+
+
+@pytest.mark.parametrize(
+    'level, text',
+    [
+        (0.95, '95%'),
+        (0.9875, '98.75%'),
+        (1 - 0.05 / 1000, '99.995%'),
+        (1 - 0.05 / 16, '99.688%'),
+    ],
+)
+def test_levels_never_read_as_100_percent(level, text):
+  assert comparison.LevelText(level) == text
