@@ -426,11 +426,11 @@ def ClusterMetadata(
 
   Nodes of one group are identical machines and should be tuned alike: a
   key on which they agree gets the common value. A key on which they differ
-  is left out (no single value describes the cluster, and a key keeps one
-  type in every run); `differences_key` lists every node's value of each
-  such key (`scylla_shards server-0: 80; server-1: 88 / ...`), so no node's
-  tuning is hidden behind the first one's. `uniform_key` says whether all
-  agreed.
+  lists every node's value (`server-0: /dev/md0; server-1: /dev/md1`) when
+  its values are text; a number or flag cannot hold that and keep its type
+  in every run, so such a key is left out and `differences_key` lists it
+  (`scylla_shards server-0: 80; server-1: 88 / ...`). No node's tuning is
+  hidden behind the first one's. `uniform_key` says whether all agreed.
 
   Args:
     per_node: {node: metadata dict}, as Report returns it (non-empty).
@@ -449,7 +449,10 @@ def ClusterMetadata(
       metadata[key] = values[0]
       continue
     listed = '; '.join(f'{n}: {v}' for n, v in zip(nodes, values))
-    differences.append(f'{key} {listed}')
+    if all(isinstance(v, str) for v in values if v is not None):
+      metadata[key] = listed
+    else:
+      differences.append(f'{key} {listed}')
     problems.append(f'nodes differ in {key}: {listed}')
   if differences:
     metadata[differences_key] = ' / '.join(differences)

@@ -283,6 +283,9 @@ _RDW = 'reads_during_writes'
 _QUIESCE_STEPS = 'quiesce and flush_quiesce steps'
 _QUIESCE_RESULTS = _QUIESCE_STEPS + ' but phase_status'
 _SCYLLA = 'ScyllaDB; left out where the nodes differ'
+_SCYLLA_TEXT = (
+    "ScyllaDB; each node's value ('node: value; ...') where the nodes differ"
+)
 _INTERVAL = (
     'op_rate, op_rate_per_vcpu, op_rate_per_shard, ops_per_dollar,'
     ' latency_p50/p95/p99/p999'
@@ -849,8 +852,8 @@ SECTIONS = (
                 STR,
                 _EVERY,
                 (
-                    "The version the servers report ('' when they differ: see"
-                    ' `scylla_tuning_differences`).'
+                    'The version the servers report (each server\'s, "node:'
+                    ' version; ...", when they differ).'
                 ),
             ),
             Key(
@@ -1043,10 +1046,10 @@ SECTIONS = (
                 STR,
                 _EVERY + ', when the servers differ',
                 (
-                    "Every server's value of each tuning key they differ in"
-                    " ('scylla_nproc server-0: 80; server-1: 88', keys"
-                    " separated by ' / '); those keys are left out"
-                    " (`scylla_version` is then '')."
+                    "Every server's value of each number or yes/no tuning key"
+                    " they differ in ('scylla_nproc server-0: 80; server-1:"
+                    " 88', keys separated by ' / '); those keys are left out."
+                    " Text keys list each server's value themselves."
                 ),
             ),
             Key(
@@ -1091,7 +1094,7 @@ SECTIONS = (
             Key(
                 'scylla_cpuset',
                 STR,
-                _SCYLLA,
+                _SCYLLA_TEXT,
                 (
                     "CPUs ScyllaDB runs on, from cpuset.conf ('0-3,8-11'; ''"
                     ' when unrestricted).'
@@ -1100,7 +1103,7 @@ SECTIONS = (
             Key(
                 'scylla_irq_cpus',
                 STR,
-                _SCYLLA,
+                _SCYLLA_TEXT,
                 'CPUs perftune binds network and disk interrupts to.',
             ),
             Key(
@@ -1112,7 +1115,7 @@ SECTIONS = (
             Key(
                 'scylla_irq_cpus_source',
                 STR,
-                _SCYLLA,
+                _SCYLLA_TEXT,
                 (
                     'perftune.yaml (what scylla_prepare applied when the server'
                     " started) or computed (perftune's rule, asked before the"
@@ -1161,7 +1164,7 @@ SECTIONS = (
             Key(
                 'scylla_swap',
                 STR,
-                _SCYLLA,
+                _SCYLLA_TEXT,
                 (
                     "The swap areas scylla_setup left ('/swapfile 16.0 GiB'),"
                     ' or none.'
@@ -1180,8 +1183,8 @@ SECTIONS = (
                 'scylla_data_device',
                 STR,
                 (
-                    'every engine, once the servers were configured; left out'
-                    ' where they differ'
+                    'every engine, once the servers were configured; each'
+                    " server's value ('node: value; ...') where they differ"
                 ),
                 'The device mounted as the data directory (findmnt SOURCE).',
             ),

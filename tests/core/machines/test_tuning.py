@@ -210,11 +210,14 @@ def test_cluster_metadata_lists_every_node_where_they_differ():
       'server-2': {'scylla_shards': 80, 'scylla_cpuset': '4-43,48-87'},
   }
   metadata, problems = tuning.ClusterMetadata(per_node)
-  # A key keeps one type: the differing values are listed apart.
-  assert 'scylla_shards' not in metadata and 'scylla_cpuset' not in metadata
+  # A key keeps one type: text lists every node's value, a number is
+  # listed apart.
+  assert 'scylla_shards' not in metadata
   assert metadata['scylla_tuning_differences'] == (
-      'scylla_shards server-0: 80; server-1: 88; server-2: 80 / scylla_cpuset'
-      ' server-0: 4-43,48-87; server-1: 0-87; server-2: 4-43,48-87'
+      'scylla_shards server-0: 80; server-1: 88; server-2: 80'
+  )
+  assert metadata['scylla_cpuset'] == (
+      'server-0: 4-43,48-87; server-1: 0-87; server-2: 4-43,48-87'
   )
   assert metadata['scylla_tuning_uniform'] is False
   assert problems == [
