@@ -44,11 +44,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy import signal
 from scipy import special
 from scipy import stats
 
 from perfkit_plugins.core.stats import intervals
+from perfkit_plugins.testing import series as series_lib
 
 LENGTHS = (10, 20, 30, 60, 120, 180, 300)
 CORRELATIONS = (0.0, 0.3, 0.6, 0.8)
@@ -76,13 +76,6 @@ TAIL_FROM = 0.98
 TAIL_BUCKETS = 200
 
 
-def _Ar1(rng, shape, phi):
-  """Stationary AR(1) series of unit variance along the last axis."""
-  shocks = rng.standard_normal(shape)
-  shocks[..., 0] /= math.sqrt(1 - phi**2)
-  return signal.lfilter([1], [1, -phi], shocks, axis=-1) * math.sqrt(1 - phi**2)
-
-
 def _Seed(*parts):
   """A seed for the cell `parts` (numbers), the same at every run."""
   return [int(round(p * 1000)) for p in parts]
@@ -91,7 +84,7 @@ def _Seed(*parts):
 def _SimulatedMeans(length, phi, trials=MEAN_TRIALS):
   """MeanOfSeries of `trials` simulated op rate series, and the truth."""
   rng = np.random.default_rng(_Seed(1, length, phi))
-  series = RATE * (1 + 0.02 * _Ar1(rng, (trials, length), phi))
+  series = RATE * (1 + 0.02 * series_lib.Ar1(rng, (trials, length), phi))
   return [intervals.MeanOfSeries(values) for values in series], RATE
 
 
@@ -150,7 +143,7 @@ def _SimulatedPercentiles(
     (length, q) -> the intervals of the `trials` runs.
   """
   rng = np.random.default_rng(_Seed(2, phi, *lengths))
-  levels = DRIFT * _Ar1(rng, (trials, max(lengths)), phi)
+  levels = DRIFT * series_lib.Ar1(rng, (trials, max(lengths)), phi)
   values = _BucketValues()
   found = collections.defaultdict(list)
   for run in levels:

@@ -29,21 +29,14 @@ import time
 
 import numpy as np
 import pytest
-from scipy import signal
 from scipy import stats
 
 from perfkit_plugins.core.stats import intervals
+from perfkit_plugins.testing import series as series_lib
 
 TRIALS = 2000
 LOW_COVERAGE = 0.93
 HIGH_COVERAGE = 0.97
-
-
-def _Ar1(rng, shape, phi):
-  """Stationary AR(1) series of unit variance along the last axis."""
-  shocks = rng.standard_normal(shape)
-  shocks[..., 0] /= math.sqrt(1 - phi**2)
-  return signal.lfilter([1], [1, -phi], shocks, axis=-1) * math.sqrt(1 - phi**2)
 
 
 def _Within(value):
@@ -83,7 +76,7 @@ def test_mean_of_series_on_iid_data_is_close_to_the_plain_t_interval():
 
 def test_mean_of_series_widens_for_autocorrelated_data():
   rng = np.random.default_rng(12)
-  values = 10_000 + 200 * _Ar1(rng, 3600, 0.8)
+  values = 10_000 + 200 * series_lib.Ar1(rng, 3600, 0.8)
   interval = intervals.MeanOfSeries(values)
   naive = stats.t.ppf(0.975, 3599) * values.std(ddof=1) / math.sqrt(3600)
   # The long-run variance of AR(1) is (1 + phi) / (1 - phi) = 9 times the
@@ -141,7 +134,7 @@ def test_mean_of_series_rejects_bad_input(values, level):
 def test_mean_of_series_covers_the_true_mean(phi):
   rng = np.random.default_rng(int(phi * 10))
   # 10-minute steps at 1 s, op rate 10,000/s with a 2% spread per second.
-  series = 10_000 * (1 + 0.02 * _Ar1(rng, (TRIALS, 600), phi))
+  series = 10_000 * (1 + 0.02 * series_lib.Ar1(rng, (TRIALS, 600), phi))
   covered = 0
   for values in series:
     interval = intervals.MeanOfSeries(values)
@@ -205,7 +198,7 @@ def test_percentile_interval_bounds_are_bucket_values_around_it():
 def _ClusteredTails(rng, intervals_count, phi, spread, buckets=200):
   """Per-interval histograms whose latency level drifts as AR(1) in time."""
   edges = np.linspace(-3, 4, buckets + 1)
-  shift = spread * _Ar1(rng, intervals_count, phi)
+  shift = spread * series_lib.Ar1(rng, intervals_count, phi)
   cdf = stats.norm.cdf((edges[None, :] - shift[:, None]) / 0.5)
   return rng.poisson(2000 * np.diff(cdf, axis=1)), np.exp(edges[1:])
 
@@ -394,7 +387,7 @@ def _RunValues(rng, truths, phi):
   Returns:
     trials x runs array of measured op rates.
   """
-  series = 1 + 0.02 * _Ar1(rng, truths.shape + (120,), phi)
+  series = 1 + 0.02 * series_lib.Ar1(rng, truths.shape + (120,), phi)
   return truths * series.mean(axis=-1)
 
 
