@@ -267,7 +267,8 @@ def MissedRates(arms):
     arms: [(arm name, its results_tables.Run)].
 
   Returns:
-    {step: why}, in the order the steps first appear.
+    {step: (why, the arms that missed it)}, in the order the steps first
+    appear.
   """
   missed = {}
   for name, runs in arms:
@@ -276,9 +277,13 @@ def MissedRates(arms):
         missed.setdefault(step, {})[name] = None
   return {
       step: (
-          f'{step}: not compared: its fixed rate was not reached in'
-          f' {" and ".join(names)} (rate_not_reached): its latencies measure'
-          ' a queue behind the schedule, not the database at that rate'
+          (
+              f'{step}: not compared: its fixed rate was not reached in'
+              f' {" and ".join(names)} (rate_not_reached): its latencies'
+              ' measure a queue behind the schedule, not the database at that'
+              ' rate'
+          ),
+          tuple(names),
       )
       for step, names in missed.items()
   }
@@ -474,7 +479,7 @@ def Compare(
       )
       for f in figures
       if f not in other
-  ] + list(missed.values())
+  ] + [why for why, _ in missed.values()]
   ops = {}
   for f in shared:
     ops.setdefault(f.step, set()).add(f.op)
@@ -511,14 +516,10 @@ def Compare(
     )
   decided = comparison.CompareRows([c.row for c in rows], FDR)
   rows = [dataclasses.replace(c, row=row) for c, row in zip(rows, decided)]
-  missed_in = {
-      arm: {s for run in runs for s in results_tables.RateMissedSteps(run)}
-      for arm, runs in (('A', a_runs), ('B', b_runs))
-  }
   lost = [
       f'{step}: its fixed rate was reached in A, not in B'
-      for step in missed
-      if step in missed_in['B'] and step not in missed_in['A']
+      for step, (_, arms) in missed.items()
+      if arms == ('B',)
   ] + [
       f'{f.step} {f.op} {f.Name()}: in A, not in B'
       for f in a_figures

@@ -287,6 +287,9 @@ def test_a_step_that_missed_its_fixed_rate_is_not_compared(
   )
   assert report.skipped == (why,)
   assert f'Not compared\n  {why}' in ab_comparison.RenderComparison(report)
+  # Only a rate B missed and A reached is B's regression.
+  lost = ('latency_2000: its fixed rate was reached in A, not in B',)
+  assert report.lost == (lost if arms == 'B' else ())
 
 
 def test_steps_of_one_arm_only_are_listed_not_compared():
