@@ -109,6 +109,9 @@ STRESS_EXTENSIONS = {
     'times': 'times',
     'cpu': 'cpu',
 }
+# The captures of testdata/stress predate the loaders' JVM stop logs: every
+# run's JVM log is this real one (testdata/jvm/README.md).
+STRESS_JVM_LOG = TESTDATA / 'jvm' / 'java25-zgc.jvm'
 # Warm-up steps serve the capture of the read they warm up.
 _WARMUP_SOURCES = {
     'read_warmup': 'read_small',
@@ -138,12 +141,15 @@ def stress_output():
   """Returns Read(source, kind): a real loader file of testdata/stress.
 
   `source` is a capture's file stem ('populate.loader0', see StressSource),
-  `kind` a loader_files file kind (stdout, log, hdr, times, cpu); the files
-  are loader outputs of the plan's own commands, run through the loader
-  wrapper (testdata/stress/README.md).
+  `kind` a loader_files file kind (stdout, log, hdr, times, cpu, jvm); the
+  files are loader outputs of the plan's own commands, run through the
+  loader wrapper (testdata/stress/README.md), but the JVM's stop log
+  (STRESS_JVM_LOG).
   """
 
   def Read(source, kind):
+    if kind == 'jvm':
+      return STRESS_JVM_LOG.read_text()
     path = TESTDATA / 'stress' / f'{source}.{STRESS_EXTENSIONS[kind]}'
     if not path.is_file():
       raise AssertionError(f'no real capture {path.name} in testdata/stress')

@@ -267,6 +267,7 @@ def Run(benchmark_spec):
   _AlwaysCallCleanup(benchmark_spec)
   env = run_settings.Env(benchmark_spec)
   env = dataclasses.replace(env, clock_offsets=_MeasureClockOffsets(env))
+  env = dataclasses.replace(env, loader_jvms=run_context.ReadLoaderJvms(env))
   context = run_context.ReadRunContext(env, benchmark_spec.uuid)
   steps = run_settings.PlanSteps(
       env.settings,

@@ -27,6 +27,9 @@ installed: PushScript), which also records, on the loader:
 * `<stem>.cpu`: a /proc/stat sample every few seconds while it runs
   (core/results/loader_checks.py reads it), for the loader saturation guard.
 * `<stem>.pgid`: the process group of every process of the run.
+* `<stem>.jvm`: cassandra-stress's JVM logs every stop there, with the
+  heap and collector the run chose for its loader (JvmOptions,
+  core/stress/loader_jvm.py).
 
 While the step runs, a step that is expected to last more than a minute (or
 whose length is unknown) gets a progress line in the PKB log at most every
@@ -34,12 +37,13 @@ whose length is unknown) gets a progress line in the PKB log at most every
 the last interval line of each loader's output, read with a cheap `tail`).
 
 Whatever happens (a loader's command fails, a loader is unreachable), every
-loader's stdout, text log, HDR log, times and CPU files are pulled into the
-local directory; a file that cannot be pulled is recorded with the reason,
-and a loader's error is recorded in its LoaderRecord: nothing here raises
-because of one loader, so what the others produced is never lost. When
-pkb.py is interrupted (SIGINT), the step's runs are killed on every loader
-at once, what they wrote is pulled, and StepInterrupted carries the record.
+loader's stdout, text log, HDR log, times, CPU and JVM files are pulled into
+the local directory; a file that cannot be pulled is recorded with the
+reason, and a loader's error is recorded in its LoaderRecord: nothing here
+raises because of one loader, so what the others produced is never lost.
+When pkb.py is interrupted (SIGINT), the step's runs are killed on every
+loader at once, what they wrote is pulled, and StepInterrupted carries the
+record.
 run_files.LoadStepResult then reads the pulled files into results.
 """
 
@@ -54,6 +58,7 @@ import threading
 
 from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import outcomes
+from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_output
 from perfkit_plugins.operations import remote_errors
 from perfkit_plugins.operations import run_files
@@ -96,7 +101,9 @@ def PushScript(vm, install_dir):
   vm.PushFile(SCRIPT_SOURCE, remote)
 
 
-def LoaderCommand(run, script_path, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
+def LoaderCommand(
+    run, script_path, cpu_interval_s=CPU_SAMPLE_INTERVAL_S, jvm_options=''
+):
   """The remote command that runs one loader's cassandra-stress.
 
   The loader's script in a session and process group of its own (setsid),
@@ -108,13 +115,29 @@ def LoaderCommand(run, script_path, cpu_interval_s=CPU_SAMPLE_INTERVAL_S):
     run: plan.LoaderRun.
     script_path: the script on the loader (ScriptPath).
     cpu_interval_s: seconds between CPU samples.
+    jvm_options: the tool JVM's options (JvmOptions), passed as JVM_OPTS,
+      which cassandra-stress's launcher puts before its own; '' for none.
 
   Returns:
     The command line.
   """
   words = (script_path, run.stem, str(cpu_interval_s), str(run.start_delay_s))
+  if jvm_options:
+    words += (f'JVM_OPTS={jvm_options}',)
   return (
       f'exec setsid sh {" ".join(shlex.quote(w) for w in words)} {run.command}'
+  )
+
+
+def JvmOptions(env, run):
+  """The JVM options of a run: its loader's LoaderJvm, logging to its .jvm.
+
+  '' when the run has read no loader JVMs (env.loader_jvms is empty).
+  """
+  if not env.loader_jvms:
+    return ''
+  return loader_jvm.Options(
+      env.loader_jvms[run.loader_index], run.paths[loader_files.JVM]
   )
 
 
@@ -386,7 +409,12 @@ class _StepRun:
       bound = CommandBound(step, grace_s)
       try:
         vm.RobustRemoteCommand(
-            LoaderCommand(run, self._script, self.cpu_interval_s),
+            LoaderCommand(
+                run,
+                self._script,
+                self.cpu_interval_s,
+                JvmOptions(self.env, run),
+            ),
             timeout=bound,
         )
       except Exception as e:  # pylint: disable=broad-except

@@ -29,11 +29,14 @@ from perfkit_plugins.core.machines import cost
 from perfkit_plugins.core.machines import machines
 from perfkit_plugins.core.machines import tuning
 from perfkit_plugins.core.results import sample_rows
+from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_tools
 from perfkit_plugins.operations import stress_install
 from perfkit_plugins.operations import vm_clocks
 
 LSCPU_COMMAND = 'lscpu -p=CPU,CORE,SOCKET,NODE'
+# What the published JVM options show for each run's own .jvm file.
+LOG_STAND_IN = 'STEM.jvm'
 
 
 def MachineFacts(vm, role):
@@ -47,12 +50,18 @@ def MachineFacts(vm, role):
   }
 
 
-def GroupFacts(vms, role):
-  """Facts of a group of machines (role 'server' or 'loader') as metadata."""
+def GroupFacts(vms, role, more=None):
+  """Facts of a group of machines (role 'server' or 'loader') as metadata.
+
+  `more`: {machine name: further facts of that machine}.
+  """
   if not vms:
     return {}
+  per_node = {vm.name: MachineFacts(vm, role) for vm in vms}
+  for name, facts in (more or {}).items():
+    per_node[name].update(facts)
   metadata, differences = tuning.ClusterMetadata(
-      {vm.name: MachineFacts(vm, role) for vm in vms},
+      per_node,
       uniform_key=None,
       differences_key=f'scylla_{role}_node_differences',
   )
@@ -61,13 +70,39 @@ def GroupFacts(vms, role):
   return metadata
 
 
+def ReadLoaderJvms(env):
+  """Each loader's LoaderJvm, in the loaders' order (for RunEnv)."""
+  return tuple(
+      env.run_threaded(
+          lambda vm: stress_install.LoaderJvm(
+              vm, env.settings, env.install_dir
+          ),
+          list(env.loaders),
+      )
+  )
+
+
+def LoaderJvmFacts(env):
+  """{loader name: what env.loader_jvms chose for it, as metadata}."""
+  return {
+      vm.name: {
+          'scylla_loader_gc': jvm.collector,
+          'scylla_loader_heap_mib': jvm.heap_mb,
+          'scylla_loader_java': jvm.java,
+          'scylla_loader_jvm_options': loader_jvm.Options(jvm, LOG_STAND_IN),
+      }
+      for vm, jvm in zip(env.loaders, env.loader_jvms)
+  }
+
+
 def ReadRunContext(env, cluster):
   """What every sample says about the cluster, read from the VMs.
 
   Args:
     env: run_env.RunEnv (settings, engine, servers, loaders, run_threaded
       to ask every loader at once, the install directory of
-      cassandra-stress, the controller's clock: the Run's start).
+      cassandra-stress, the controller's clock: the Run's start, the
+      loaders' JVMs).
     cluster: the cluster's identity (PKB's benchmark spec uuid).
 
   Returns:
@@ -77,7 +112,7 @@ def ReadRunContext(env, cluster):
   tuning_metadata, shards = env.engine.Tuning(servers)
   tuning_metadata = dict(tuning_metadata)
   tuning_metadata.update(GroupFacts(servers, 'server'))
-  tuning_metadata.update(GroupFacts(loaders, 'loader'))
+  tuning_metadata.update(GroupFacts(loaders, 'loader', LoaderJvmFacts(env)))
   # The RAM the data set was sized from (what the servers report) and, when
   # it differs, the machine table's estimate the plan used.
   tuning_metadata.update(

@@ -46,6 +46,9 @@ class RunEnv:
     clock_offsets: {VM name: its clock minus the controller's, seconds}; a
       VM missing here counts as 0.
     clock: the controller's clock (epoch seconds).
+    loader_jvms: each loader's core.stress.loader_jvm.LoaderJvm, in the
+      loaders' order, once the run has read them (stress_install.LoaderJvm);
+      empty before, and then cassandra-stress runs with no JVM options.
   """
 
   settings: Any
@@ -58,6 +61,7 @@ class RunEnv:
   output_dir: str
   clock_offsets: Mapping[str, float] = dataclasses.field(default_factory=dict)
   clock: Callable[[], float] = time.time
+  loader_jvms: tuple = ()
 
   def Dir(self, *parts):
     """A local directory under output_dir, created when missing."""

@@ -87,5 +87,6 @@ def LoadStepResult(step, record, settings):
           log=ReadText(files.get(loader_files.LOG)),
           hdr=hdr,
           cpu=ReadText(files.get(loader_files.CPU)),
+          jvm=ReadText(files.get(loader_files.JVM)),
       )
     return step_results.ResultOfStep(step, record, outputs, settings)

@@ -25,6 +25,8 @@ fails there, before any phase runs.
 
 import shlex
 
+from perfkit_plugins.core.software import java
+from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_output
 from perfkit_plugins.core.stress import stress_tools
 from perfkit_plugins.operations import java_install
@@ -114,3 +116,40 @@ def CheckVersion(vm, tool, root):
         ' is another release'
     )
   return reported
+
+
+def LoaderJvm(vm, settings, root):
+  """How a loader's cassandra-stress JVMs run (core.stress.loader_jvm).
+
+  From --scylla_loader_gc and --scylla_loader_heap_gb, the Java linked
+  beside the tool on the loader and the loader's memory.
+
+  Raises:
+    StressInstallError: the linked Java reports no version, the collector
+      asked does not exist on it, or the heap would take more than half
+      the loader's memory; naming the flag.
+  """
+  tool = stress_tools.StressToolOf(settings)
+  home = java.JavaHome(stress_tools.InstallDir(tool, root))
+  stdout, _ = vm.RemoteCommand(java.VersionCommand(home), ignore_failure=True)
+  major = java.MajorOf(stdout)
+  if major is None:
+    raise StressInstallError(
+        f'{vm.name}: {home}/bin/java reports no version: {stdout.strip()!r}'
+    )
+  memory_bytes = vm.total_memory_kb * 1024
+  try:
+    jvm = loader_jvm.Choose(
+        settings.loader_gc, settings.loader_heap_gb, major, memory_bytes
+    )
+  except ValueError as e:
+    raise StressInstallError(f'--scylla_loader_gc: {vm.name}: {e}') from e
+  if jvm.heap_mb * 2**20 > memory_bytes // 2:
+    raise StressInstallError(
+        f'--scylla_loader_heap_gb: {jvm.heap_mb / 1024:g} GB is more than'
+        f" half of {vm.name}'s {memory_bytes / 2**30:.1f} GiB: give at most"
+        f' {memory_bytes // 2 / 2**30:.1f}, or 0 for'
+        f' min({loader_jvm.MAX_DEFAULT_HEAP_MB // 1024}, RAM/'
+        f'{loader_jvm.HEAP_SHARE})'
+    )
+  return jvm

@@ -29,6 +29,7 @@ from absl import flags
 
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.software import cassandra_config
+from perfkit_plugins.core.stress import loader_jvm
 
 _DEFAULTS = settings_lib.Settings()
 
@@ -251,6 +252,18 @@ LOADER_CPU_THRESHOLD = flags.DEFINE_float(
     'scylla_loader_cpu_threshold',
     _DEFAULTS.loader_cpu_threshold,
     'Loader CPU percent at or above which a phase counts as loader-bound.',
+)
+LOADER_GC = flags.DEFINE_enum(
+    'scylla_loader_gc',
+    _DEFAULTS.loader_gc,
+    loader_jvm.GC_CHOICES,
+    'Loader JVM collector; auto: zgc on Java 21+, else g1.',
+)
+LOADER_HEAP_GB = flags.DEFINE_float(
+    'scylla_loader_heap_gb',
+    _DEFAULTS.loader_heap_gb,
+    'Loader JVM fixed heap GB; 0: min(8, RAM/4).',
+    lower_bound=0,
 )
 LOADER_SATURATION_ACTION = flags.DEFINE_enum(
     'scylla_loader_saturation_action',
@@ -500,6 +513,8 @@ GROUPS = {
         POPULATE_THREADS,
         LOADER_CPU_THRESHOLD,
         LOADER_SATURATION_ACTION,
+        LOADER_GC,
+        LOADER_HEAP_GB,
     ),
     'workload': (
         PHASES,

@@ -18,8 +18,8 @@ One list for the tests of phase_runner, run_sequence and the benchmark's Run
 (README.md, "Published samples", documents the same set).
 """
 
-# A cassandra-stress step, per op type (loader_cpu_max and phase_status once
-# per step).
+# A cassandra-stress step, per op type (loader_cpu_max, loader_stop_max and
+# phase_status once per step).
 STRESS_METRICS = frozenset({
     'op_rate',
     'partition_rate',
@@ -40,6 +40,7 @@ STRESS_METRICS = frozenset({
     'op_rate_series',
     'latency_p99_series',
     'loader_cpu_max',
+    'loader_stop_max',
     'phase_status',
 })
 # A quiesce step (the first one adds populate_time, time_to_compact and

@@ -69,6 +69,8 @@ SHORT_RUN_FLAGS = {
     'scylla_quiesce_poll_s': 1,
     'scylla_quiesce_settle_s': 5,
     'scylla_quiesce_timeout_s': 300,
+    # The machines share the host's memory: a small pinned loader heap.
+    'scylla_loader_heap_gb': 1,
 }
 STRESS_TARBALL_ENV = mirror_lib.STRESS_TARBALL_ENV
 STRESS_RELEASE = mirror_lib.STRESS_RELEASE

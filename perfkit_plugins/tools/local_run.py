@@ -204,6 +204,9 @@ def PlanFlags(cpus, servers, loaders):
       'scylla_quiesce_settle_s': 10,
       'scylla_quiesce_timeout_s': 600,
       'scylla_step_grace_s': 120,
+      # Every machine reports the host's memory, which they share: a
+      # pinned, pre-touched heap per loader sized from it would not fit.
+      'scylla_loader_heap_gb': 1,
   }
 
 

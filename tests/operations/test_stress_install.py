@@ -305,3 +305,51 @@ def test_check_version_accepts_apache_5_0_missing_version():
   scylla = stress_tools.StressToolOf(_Settings())
   with pytest.raises(stress_install.StressInstallError):
     stress_install.CheckVersion(vm, scylla, ROOT)
+
+
+def _LoaderWithJava(version_file, memory_gib=32, name='loader-0'):
+  vm = fake_vm.FakeVm(name=name, total_memory_kb=memory_gib * 2**20)
+  vm.Reply(
+      r"/jdk/bin/java'? -version 2>&1 \| head -n 1$",
+      (TESTDATA / 'java' / version_file).read_text(),
+  )
+  return vm
+
+
+def test_loader_jvm_is_read_from_the_java_linked_beside_the_tool():
+  vm = _LoaderWithJava('version-temurin25.txt', memory_gib=16)
+  jvm = stress_install.LoaderJvm(vm, _Settings(), f'/opt/{NASTY}')
+  assert jvm == stress_install.loader_jvm.LoaderJvm('zgc', 4096, 25)
+  assert shlex.split(vm.commands[0])[0] == (
+      f'/opt/{NASTY}/scylla-cassandra-stress-3.18.1/jdk/bin/java'
+  )
+
+
+def test_loader_jvm_on_java_17_is_g1():
+  vm = _LoaderWithJava('version-debian12-17.txt')
+  jvm = stress_install.LoaderJvm(vm, _Settings(), ROOT)
+  assert (jvm.collector, jvm.java, jvm.heap_mb) == ('g1', 17, 8192)
+
+
+def test_zgc_on_a_loader_with_java_17_names_the_flag_and_the_loader():
+  vm = _LoaderWithJava('version-debian12-17.txt', name='loader-7')
+  with pytest.raises(stress_install.StressInstallError) as raised:
+    stress_install.LoaderJvm(vm, _Settings(loader_gc='zgc'), ROOT)
+  assert str(raised.value).startswith('--scylla_loader_gc: loader-7: zgc')
+
+
+def test_a_heap_over_half_the_loaders_memory_is_refused():
+  vm = _LoaderWithJava('version-temurin25.txt', memory_gib=8)
+  with pytest.raises(stress_install.StressInstallError) as raised:
+    stress_install.LoaderJvm(vm, _Settings(loader_heap_gb=6), ROOT)
+  assert str(raised.value) == (
+      "--scylla_loader_heap_gb: 6 GB is more than half of loader-0's 8.0 GiB:"
+      ' give at most 4.0, or 0 for min(8, RAM/4)'
+  )
+
+
+def test_a_java_that_prints_no_version_is_named():
+  vm = fake_vm.FakeVm(name='loader-1')
+  vm.Reply('-version', 'sh: 1: /opt/pkb/x/jdk/bin/java: not found\n')
+  with pytest.raises(stress_install.StressInstallError, match='loader-1'):
+    stress_install.LoaderJvm(vm, _Settings(), ROOT)

@@ -98,6 +98,14 @@ CATALOGUE = (
     _Flag('scylla_populate_threads', '0'),
     _Flag('scylla_loader_cpu_threshold', '150'),
     _Flag('scylla_loader_saturation_action', 'ignore'),
+    _Flag('scylla_loader_gc', 'shenandoah'),
+    _Flag('scylla_loader_heap_gb', '-1'),
+    # Apache's cassandra-stress of Cassandra 5.0 runs on Java 17 only.
+    _Flags(
+        '--scylla_loader_gc=zgc',
+        '--scylla_stress_tool=apache',
+        named='--scylla_loader_gc',
+    ),
     _Flag('scylla_phases', 'populate,warp'),
     _Flag('scylla_keyspace', 'bad;name'),
     _Flag('scylla_replication_factor', '5'),

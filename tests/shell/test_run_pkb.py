@@ -35,6 +35,7 @@ import logging
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import threading
 import time
@@ -43,6 +44,7 @@ import pytest
 
 from perfkit_plugins import version
 from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import metadata_reference
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.operations import cluster
@@ -141,6 +143,11 @@ class PkbFakeVm(fake_vm.FakeVm):
     self.Reply(
         r'/bin/cassandra-stress version$',
         (REPO / 'tests/testdata/stress_tool/version-3.18.1.txt').read_text(),
+    )
+    # The JDK linked beside cassandra-stress (Java 21 or later).
+    self.Reply(
+        r'/jdk/bin/java -version ',
+        (REPO / 'tests/testdata/java/version-temurin25.txt').read_text(),
     )
 
   def GetResourceMetadata(self):
@@ -453,14 +460,14 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
       phase for phase, _ in STEPS
   ]
 
-  # Raw outputs: every loader's five files of every stress step, and the
+  # Raw outputs: every loader's files of every stress step, and the
   # step's record of loader times on the controller's clock.
   steps_dir = run_dir / 'scylla_phases' / 'steps'
   for step in Plan(spec):
     if step.kind == 'stress':
       files = set(os.listdir(steps_dir / step.name))
       assert run_sequence.RECORD_FILE in files
-      assert len(files) == 5 * len(step.runs) + 1
+      assert len(files) == len(loader_files.FILE_KINDS) * len(step.runs) + 1
       record = json.loads(
           (steps_dir / step.name / run_sequence.RECORD_FILE).read_text()
       )
@@ -693,7 +700,7 @@ def test_failed_step_publishes_what_was_measured_and_fails_the_run(
   assert [r[2:] for r in recorded.finished][-1] == ('read_medium', 'failed')
   # The failed step's files of the other loaders were pulled all the same.
   step_dir = run_dir / 'scylla_phases' / 'steps' / 'read_medium'
-  assert len(os.listdir(step_dir)) == 5 * 3 + 1
+  assert len(os.listdir(step_dir)) == len(loader_files.FILE_KINDS) * 3 + 1
   failed = json.loads((step_dir / run_sequence.RECORD_FILE).read_text())
   assert 'command failed' in failed['loaders'][1]['error']
   bm.Cleanup(spec)
@@ -839,3 +846,45 @@ def test_prepare_raises_the_first_error_and_logs_the_others(
       for vm in spec.vm_groups['loaders']
   )
   assert all(r.exc_info for r in logged)
+
+
+def test_loader_jvms_are_pinned_and_published(spec, run_dir):
+  """Each loader's cassandra-stress runs on a fixed, pre-touched heap with
+  generational ZGC and logs its stops; samples say so and show the stops.
+
+  The loaders are n2-highcpu-32 (32 GiB: an 8 GiB heap) with Java 25 linked
+  beside the tool.
+  """
+  del run_dir
+  samples, _ = RunAsPkb(spec)
+  options = (
+      '-Xms8192m -Xmx8192m -XX:+AlwaysPreTouch -XX:+UseZGC'
+      ' -Xlog:safepoint=info,gc=info:file={stem}.jvm:uptime,level,tags'
+      ':filecount=0'
+  )
+  for step in Plan(spec):
+    if step.kind != 'stress':
+      continue
+    for run in step.runs:
+      vm = spec.vm_groups['loaders'][run.loader_index]
+      (command,) = [
+          c
+          for c in vm.CommandsMatching(r'stress_run\.sh ')
+          if shlex.split(c)[4] == run.stem
+      ]
+      assert shlex.split(command)[7] == 'JVM_OPTS=' + options.format(
+          stem=run.stem
+      )
+  op_rate = next(s for s in samples if s.metric == 'op_rate')
+  assert op_rate.metadata['scylla_loader_gc'] == 'zgc'
+  assert op_rate.metadata['scylla_loader_heap_mib'] == 8192
+  assert op_rate.metadata['scylla_loader_java'] == 25
+  assert op_rate.metadata['scylla_loader_jvm_options'] == options.format(
+      stem='STEM'
+  )
+  stops = [s for s in samples if s.metric == 'loader_stop_max']
+  assert len(stops) == len(
+      [step for step in Plan(spec) if step.kind == 'stress']
+  )
+  assert [s.value for s in stops] == [pytest.approx(0.504449)] * len(stops)
+  assert op_rate.metadata['scylla_loader_stopped_pct'] > 0

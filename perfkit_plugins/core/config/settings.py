@@ -28,6 +28,7 @@ from perfkit_plugins.core.software import artifacts
 from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.core.software import releases
 from perfkit_plugins.core.software import scylla_config
+from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_tools
 
 FLAG_PREFIX = 'scylla_'
@@ -296,6 +297,10 @@ class Settings:
   step_grace_s: int = 600
   loader_cpu_threshold: float = 95.0
   loader_saturation_action: str = 'mark'
+  # The loaders' JVMs (core/stress/loader_jvm.py): collector, and fixed heap
+  # in GB (0: the smaller of 8 GB and a quarter of the loader's memory).
+  loader_gc: str = 'auto'
+  loader_heap_gb: float = 0.0
   # Rounds of the measured steps in one cluster (populate and its quiesce
   # run once); each repeat is published with its number.
   repeats: int = 1
@@ -307,6 +312,22 @@ class Settings:
 def ParseRelease(release):
   """'2025.1' -> (2025, 1); '6.2.3' -> (6, 2, 3)."""
   return tuple(int(p) for p in release.split('.'))
+
+
+def _ValidateLoaderJvm(s):
+  """The loader collector exists on the Java the stress tool runs on."""
+  _Choice('loader_gc', s.loader_gc, loader_jvm.GC_CHOICES)
+  _AtLeast('loader_heap_gb', s.loader_heap_gb, 0)
+  if s.loader_gc != 'zgc':
+    return
+  requirement = stress_tools.StressToolOf(s).java
+  if requirement.maximum is not None:
+    try:
+      loader_jvm.Collector(
+          s.loader_gc, requirement.maximum, f'for {requirement.who}'
+      )
+    except ValueError as e:
+      raise SettingsError('loader_gc', str(e)) from e
 
 
 def _Choice(field, value, allowed):
@@ -611,6 +632,7 @@ def Validate(s):
     )
   if not 0 < s.loader_cpu_threshold <= 100:
     raise SettingsError('loader_cpu_threshold', 'must be in (0, 100] percent')
+  _ValidateLoaderJvm(s)
   _AtLeast('server_price_per_hour', s.server_price_per_hour, 0)
   _AtLeast('loader_price_per_hour', s.loader_price_per_hour, 0)
   _ValidateReleases(s)

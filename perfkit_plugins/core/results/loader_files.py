@@ -14,14 +14,14 @@
 
 """What one loader run of a stress step leaves: its files and its record.
 
-Each run leaves five files (FILE_KINDS), all named after the run's stem,
+Each run leaves six files (FILE_KINDS), all named after the run's stem,
 that phase_runner pulls to the controller: cassandra-stress's stdout and
 stderr, its `-log file=` report, its HDR log, the times file the loader's
-script writes around it and the loader's CPU samples. The kinds name them
-everywhere (remote paths, pulled files, missing files), and the times file
-is read here: the loader's own clock just before and after cassandra-stress,
-its exit code and the space left in its output directory, the only record of
-a run that never ended.
+script writes around it, the loader's CPU samples and its JVM's stop log.
+The kinds name them everywhere (remote paths, pulled files, missing files),
+and the times file is read here: the loader's own clock just before and
+after cassandra-stress, its exit code and the space left in its output
+directory, the only record of a run that never ended.
 
 phase_runner fills a LoaderRecord per run while a step runs, before any
 output is read, and run_sequence keeps the step's StepRecord beside the raw
@@ -40,7 +40,8 @@ LOG = 'log'
 HDR = 'hdr'
 TIMES = 'times'
 CPU = 'cpu'
-FILE_KINDS = (STDOUT, LOG, HDR, TIMES, CPU)
+JVM = 'jvm'
+FILE_KINDS = (STDOUT, LOG, HDR, TIMES, CPU, JVM)
 # A run's files are its stem plus these suffixes, on the loader and when
 # pulled: the plan names cassandra-stress's log files this way and the
 # loader's script (data/scylla_phases/loader/stress_run.sh) the others.
@@ -50,6 +51,7 @@ SUFFIXES = {
     HDR: '.hdr',
     TIMES: '.times',
     CPU: '.cpu',
+    JVM: '.jvm',
 }
 # The file holding the process group of a run's processes.
 GROUP_SUFFIX = '.pgid'
@@ -125,12 +127,14 @@ class LoaderOutput:
     log: its `-log file=` report.
     hdr: its HDR log: text, or lines (e.g. an open file).
     cpu: its CPU sample file.
+    jvm: its JVM's stop log (core.stress.loader_jvm), '' when not logged.
   """
 
   stdout: Optional[str]
   log: Optional[str]
   hdr: Optional[histograms.LogSource]
   cpu: Optional[str]
+  jvm: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)

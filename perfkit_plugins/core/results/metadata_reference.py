@@ -221,6 +221,16 @@ METRICS = (
         ),
     ),
     Metric(
+        'loader_stop_max',
+        'ms',
+        'stress step, when the loaders logged their JVM stops (Java 17+)',
+        (
+            "Longest stop of any loader's JVM over the step: a safepoint"
+            ' (collector pause or other) or an allocation stall. Requests'
+            ' scheduled during a stop are late by up to its length.'
+        ),
+    ),
+    Metric(
         'populate_time',
         's',
         'the quiesce step after populate',
@@ -625,6 +635,22 @@ SECTIONS = (
                 "Why some loaders' CPU use is unknown, separated by '; '.",
             ),
             Key(
+                'scylla_loader_stop_max_ms',
+                FLOAT,
+                'stress samples but phase_status, when known',
+                'As the metric `loader_stop_max`, ms.',
+            ),
+            Key(
+                'scylla_loader_stopped_pct',
+                FLOAT,
+                'stress samples but phase_status, when known',
+                (
+                    "Largest share of its run a loader's JVM spent stopped at"
+                    ' safepoints, percent: at or above 0.1% the p99.9 can be'
+                    " the loader's own."
+                ),
+            ),
+            Key(
                 'scylla_rate_reached',
                 BOOL,
                 (
@@ -943,6 +969,41 @@ SECTIONS = (
                 STR,
                 _EVERY + ', when the loaders differ',
                 'As `scylla_server_node_differences`, for the loaders.',
+            ),
+            Key(
+                'scylla_loader_gc',
+                STR,
+                _EVERY + ', once the loaders are read',
+                (
+                    "The loaders' JVM collector: zgc (generational), g1 or"
+                    ' jvm_default (`--scylla_loader_gc`; auto is resolved).'
+                ),
+            ),
+            Key(
+                'scylla_loader_heap_mib',
+                INT,
+                _EVERY
+                + ', once the loaders are read; left out where they differ',
+                (
+                    "Fixed heap of each loader's JVMs, MiB; 0: the JVM's own"
+                    ' sizing (`--scylla_loader_heap_gb`).'
+                ),
+            ),
+            Key(
+                'scylla_loader_java',
+                INT,
+                _EVERY
+                + ', once the loaders are read; left out where they differ',
+                'Java major the loaders run cassandra-stress on.',
+            ),
+            Key(
+                'scylla_loader_jvm_options',
+                STR,
+                _EVERY + ', once the loaders are read',
+                (
+                    "JVM options of the loaders' cassandra-stress (JVM_OPTS),"
+                    " with STEM.jvm for each run's own stop log."
+                ),
             ),
             Key(
                 'scylla_stress_tool',

@@ -21,13 +21,15 @@ collapsed labels of its JSON and BigQuery publishers (`|key:value|,...`)
 are read back by splitting on `|`. So the values the plugin formats use
 neither (`node: value; ...`, `gaussian(1..10,5,1)`), and free text (errors,
 warnings) is made safe here before it is published: `=` becomes `:`, `|`
-and a backslash become `/`, a line break a space. Mount options are
-name=value by nature and keep their `=`, as PKB's own kernel command line
-does: PKB's InfluxDB publisher has to escape `=` for them (upstream/, patch
-0004).
+and a backslash become `/`, a line break a space. Mount options and JVM
+options are name=value by nature and keep their `=`, as PKB's own kernel
+command line does: PKB's InfluxDB publisher has to escape `=` for them
+(upstream/, patch 0004).
 """
 
-KEEP_EQUALS = frozenset({'scylla_data_mount_options'})
+KEEP_EQUALS = frozenset(
+    {'scylla_data_mount_options', 'scylla_loader_jvm_options'}
+)
 """Keys whose values carry name=value by nature: published as they are."""
 
 # A backslash would escape the separator after it in line protocol.

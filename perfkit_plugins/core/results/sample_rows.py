@@ -30,7 +30,10 @@ report tool can rely on these names:
   only when known), ops_per_dollar and dollars_per_million_ops (only when
   the cluster's price is known); time series op_rate_series and
   latency_p99_series (p99 per latency kind);
-* per stress step: loader_cpu_max (busy share of the busiest loader);
+* per stress step: loader_cpu_max (busy share of the busiest loader) and,
+  when the loaders' JVMs logged their stops, loader_stop_max (the longest
+  stop of any loader's JVM; metadata `scylla_loader_stopped_pct`, the
+  largest share of a run a loader's JVM spent stopped);
 * quiesce steps: populate_time, time_to_compact, total_time_to_quiesce,
   compactions, compaction_bytes_in, compaction_bytes_out;
 * every step: phase_status, 1 when the step succeeded (status 'ok',
@@ -99,6 +102,8 @@ _PER_REPEAT_KEYS = frozenset({
     'scylla_loader_cpu_max',
     'scylla_loader_cpu_peak',
     'scylla_loader_cpu_unknown',
+    'scylla_loader_stop_max_ms',
+    'scylla_loader_stopped_pct',
     'scylla_achieved_rate',
     'scylla_schedule_share',
 })
@@ -501,8 +506,8 @@ def StressRows(step, result, context):
     context: RunContext.
 
   Returns:
-    list of SampleRow: per op type its rows, then loader_cpu_max (when
-    known) and phase_status.
+    list of SampleRow: per op type its rows, then loader_cpu_max and
+    loader_stop_max (when known) and phase_status.
   """
   base = StepMetadata(step, context)
   base.update(
@@ -515,6 +520,10 @@ def StressRows(step, result, context):
     base['scylla_loader_cpu_peak'] = result.loader_cpu_peak_pct
   if result.cpu_problems:
     base['scylla_loader_cpu_unknown'] = '; '.join(result.cpu_problems)
+  if result.loader_stop_max_ms is not None:
+    base['scylla_loader_stop_max_ms'] = result.loader_stop_max_ms
+  if result.loader_stopped_pct is not None:
+    base['scylla_loader_stopped_pct'] = result.loader_stopped_pct
   if result.fixed_rates:
     base['scylla_rate_reached'] = (
         result.status != outcomes.STATUS_RATE_NOT_REACHED
@@ -525,6 +534,10 @@ def StressRows(step, result, context):
   if result.loader_cpu_max_pct is not None:
     rows.append(
         SampleRow('loader_cpu_max', result.loader_cpu_max_pct, '%', base)
+    )
+  if result.loader_stop_max_ms is not None:
+    rows.append(
+        SampleRow('loader_stop_max', result.loader_stop_max_ms, 'ms', base)
     )
   rows.append(StatusRow(step, context, result.status, succeeded=True))
   return rows

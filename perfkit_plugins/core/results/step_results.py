@@ -57,6 +57,10 @@ this module computes. The rules (docs/measurement.md, on the shared window):
   one that did not has the status 'rate_not_reached' (before
   'loader_saturated'): its figures are published, marked, and the run
   goes on.
+* Loader JVM stops (LoaderStops): the longest stop of any loader's JVM and
+  the largest share of a run spent stopped, from the stop logs
+  (core/stress/loader_jvm.py), to read beside the tail latencies they can
+  inflate.
 
 Times are epoch seconds on the controller's clock unless said otherwise.
 """
@@ -69,6 +73,7 @@ from perfkit_plugins.core.results import histograms
 from perfkit_plugins.core.results import loader_checks
 from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import outcomes
+from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_output
 
 if TYPE_CHECKING:
@@ -486,6 +491,10 @@ class StepResult:
     cpu_problems: why some loaders' CPU use is unknown.
     fixed_rates: op type -> FixedRate, for the op types run at a fixed
       rate (FixedRates).
+    loader_stop_max_ms: the longest stop of any loader's JVM (a safepoint,
+      or an allocation stall); None when no loader logged its stops.
+    loader_stopped_pct: the largest share of its run any loader's JVM
+      spent stopped at safepoints; None when no loader logged its stops.
   """
 
   step_name: str
@@ -500,6 +509,8 @@ class StepResult:
   saturated: bool
   cpu_problems: tuple[str, ...] = ()
   fixed_rates: Mapping[str, FixedRate] = dataclasses.field(default_factory=dict)
+  loader_stop_max_ms: Optional[float] = None
+  loader_stopped_pct: Optional[float] = None
 
   @property
   def duration_s(self):
@@ -523,6 +534,27 @@ def _CpuUsages(step, records, outputs):
     except loader_checks.CpuLogError as e:
       problems.append(f'{record.name}: CPU samples: {e}')
   return usages, problems
+
+
+def LoaderStops(records, outputs):
+  """(longest stop ms, largest stopped share %) of the loaders' JVMs.
+
+  Only loaders whose JVM logged its stops count (core.stress.loader_jvm);
+  (None, None) when none did. A loader's share is of its run, from its
+  times file.
+  """
+  longest, share = None, None
+  for index, output in outputs.items():
+    record = records.get(index)
+    if not output.jvm or record is None:
+      continue
+    stops = loader_jvm.ParseJvmLog(output.jvm)
+    longest = max(longest or 0.0, stops.MaxMs())
+    if record.start_s is not None and record.end_s is not None:
+      run_ms = (record.end_s - record.start_s) * 1000
+      if run_ms > 0:
+        share = max(share or 0.0, 100 * stops.TotalMs() / run_ms)
+  return longest, share
 
 
 def ResultOfStep(step, record, outputs, settings):
@@ -635,6 +667,7 @@ def ResultOfStep(step, record, outputs, settings):
     )
   spans = merge.spans.values()
   fixed_rates = FixedRates(step.runs, ops)
+  stop_max_ms, stopped_pct = LoaderStops(records, outputs)
   return StepResult(
       step_name=step.name,
       status=StepStatus(saturated, fixed_rates),
@@ -648,4 +681,6 @@ def ResultOfStep(step, record, outputs, settings):
       saturated=saturated,
       cpu_problems=tuple(cpu_problems),
       fixed_rates=fixed_rates,
+      loader_stop_max_ms=stop_max_ms,
+      loader_stopped_pct=stopped_pct,
   )

@@ -26,6 +26,7 @@ with several JDKs needs no change to its default `java`.
 import dataclasses
 import posixpath
 import re
+import shlex
 
 # The JDK majors probed in OS package repositories (LTS releases).
 # A tool's JDK is linked at this name in the tool's install directory.
@@ -149,6 +150,23 @@ def PackageName(major, package_manager):
   raise ValueError(f'unknown package manager {package_manager!r}')
 
 
+def VersionCommand(java_home):
+  """Prints the first line of `java -version` of the JDK at java_home."""
+  launcher = shlex.quote(posixpath.join(java_home, 'bin', 'java'))
+  return f'{launcher} -version 2>&1 | head -n 1'
+
+
+def MajorOf(version_line):
+  """The major of a `java -version` first line (1.8 is 8), or None."""
+  match = _VERSION_RE.search(version_line)
+  if not match:
+    return None
+  major = int(match.group(1))
+  if major == 1 and match.group(2):
+    major = int(match.group(2))
+  return major
+
+
 def ParseList(text):
   """Parses LIST_COMMAND's output into InstalledJava records, deduplicated.
 
@@ -158,12 +176,9 @@ def ParseList(text):
   found = {}
   for line in text.splitlines():
     path, sep, version_line = line.partition('\t')
-    match = _VERSION_RE.search(version_line)
-    if not sep or not match or not path.endswith('/bin/java'):
+    major = MajorOf(version_line)
+    if not sep or major is None or not path.endswith('/bin/java'):
       continue
-    major = int(match.group(1))
-    if major == 1 and match.group(2):
-      major = int(match.group(2))
     home = path[: -len('/bin/java')]
     if home.endswith('/jre'):
       home = home[: -len('/jre')]

@@ -32,6 +32,8 @@
 #           disk cuts files silently).
 #   .out    COMMAND's stdout and stderr.
 #   .log    COMMAND's report (cassandra-stress `-log file=`).
+#   .jvm    the tool JVM's stop log, when its options ask for one (JVM_OPTS
+#           -Xlog); empty otherwise.
 #
 # cassandra-stress ends its report with END once every result is written,
 # then spends about two seconds closing its driver (netty's quiet period)
@@ -57,6 +59,7 @@ shift 3
 directory=$(dirname "$stem")
 mkdir -p "$directory" &&
   rm -f "$stem.out" "$stem.log" "$stem.hdr" "$stem.times" "$stem.cpu" &&
+  : >"$stem.jvm" &&
   echo "$$" >"$stem.pgid" || exit 1
 
 sample() {
