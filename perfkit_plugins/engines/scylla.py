@@ -92,10 +92,7 @@ def AptKeyCommand(release, key_url=''):
   for key in keys:
     fingerprint = scylla_config.KEY_FINGERPRINTS.get(key)
     pattern = f'^fpr:+{fingerprint}:' if fingerprint else f'{key}:'
-    checks.append(
-        f'gpg --show-keys --with-colons {APT_KEYRING}'
-        f' | grep -qi {shlex.quote(pattern)}'
-    )
+    checks.append(f'{ShowKeysCommand()} | grep -qi {shlex.quote(pattern)}')
   return (
       f'sudo mkdir -p /etc/apt/keyrings && {{ {fetch}; }} | gpg --dearmor'
       f' | sudo tee {APT_KEYRING} > /dev/null && '
@@ -230,6 +227,11 @@ def VersionCommand():
   return 'scylla --version'
 
 
+def ShowKeysCommand():
+  """Lists the apt keyring's keys for machines (`gpg --with-colons`)."""
+  return f'gpg --show-keys --with-colons {APT_KEYRING}'
+
+
 def ReadTuning(vm, nic):
   """The tuning scylla_setup left on one node, as a plain record."""
   cpuset_text, _ = vm.RemoteCommand(ReadFileCommand(CPUSET_CONF))
@@ -246,6 +248,8 @@ def ReadTuning(vm, nic):
   lscpu, _ = vm.RemoteCommand(LscpuCommand())
   version, _ = vm.RemoteCommand(VersionCommand())
   swaps, _ = vm.RemoteCommand(SwapCommand())
+  # Yum installs keep their keys in the RPM database: none listed here.
+  keys, _ = vm.RemoteCommand(ShowKeysCommand(), ignore_failure=True)
   cpuset, smp = tuning.ParseCpusetConf(cpuset_text)
   return tuning.TuningRecord(
       node=vm.name,
@@ -258,6 +262,7 @@ def ReadTuning(vm, nic):
       version=version.strip(),
       irq_source=irq_source,
       swap=tuning.ParseSwaps(swaps),
+      signing_keys=tuning.ParseKeyFingerprints(keys),
   )
 
 

@@ -200,6 +200,10 @@ def Server(index, testdata):
   vm.Reply(r'^nproc$', f'{SERVER_VCPUS}\n')
   vm.Reply(r'^lscpu ', fake_vm.LscpuListing(SERVER_VCPUS, 2))
   vm.Reply(r'^scylla --version', VERSION + '\n')
+  vm.Reply(
+      r'^gpg --show-keys --with-colons ',
+      testdata('scylla_setup', 'keyring-two-keys.colons'),
+  )
   for path, name in (
       (compactions.SCYLLA_COMPACTIONS_PATH, 'compactions-0.json'),
       (compactions.SCYLLA_PENDING_TASKS_PATH, 'pending_tasks_by_table-0.json'),

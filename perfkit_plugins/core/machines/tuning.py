@@ -78,6 +78,8 @@ class TuningRecord:
     swap: (path, bytes) of each active swap area (scylla_setup makes
       /swapfile on the boot disk: the smaller of 16 GB and a third of the
       RAM, at most half the free space).
+    signing_keys: full fingerprints of the keys the node trusts for
+      ScyllaDB's packages (its apt keyring), empty when none was read.
   """
 
   node: str
@@ -90,6 +92,7 @@ class TuningRecord:
   version: str
   irq_source: str = 'computed'
   swap: tuple = ()
+  signing_keys: tuple = ()
 
   @property
   def shards(self):
@@ -162,6 +165,21 @@ def ParseSwaps(text):
       raise ValueError(f'not a swapon --show line: {line!r}')
     swaps.append((fields[0], int(fields[2])))
   return tuple(swaps)
+
+
+def ParseKeyFingerprints(text):
+  """Fingerprints of the primary keys `gpg --with-colons` lists, in order.
+
+  A key's `fpr` record follows its `pub` record; those after a `sub`
+  (subkey) record are not the key's own.
+  """
+  fingerprints, last = [], None
+  for line in text.splitlines():
+    fields = line.split(':')
+    if fields[0] == 'fpr' and last == 'pub' and len(fields) > 9:
+      fingerprints.append(fields[9])
+    last = fields[0]
+  return tuple(fingerprints)
 
 
 def FormatSwaps(swaps):
@@ -381,6 +399,7 @@ def TuningMetadata(record, prediction=None):
       'scylla_irq_vcpus': len(record.irq_cpus),
       'scylla_irq_cpus_source': record.irq_source,
       'scylla_swap': FormatSwaps(record.swap),
+      'scylla_repo_keys': ' '.join(record.signing_keys) or 'none',
   }
   if prediction is not None:
     metadata['scylla_predicted_shards'] = prediction.shards

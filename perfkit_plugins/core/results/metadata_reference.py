@@ -1232,6 +1232,16 @@ SECTIONS = (
                 ),
             ),
             Key(
+                'scylla_repo_keys',
+                STR,
+                _SCYLLA_TEXT,
+                (
+                    "Full fingerprints of the keys the servers' apt keyring"
+                    " trusts for ScyllaDB's packages, separated by spaces;"
+                    ' none on yum installs (keys in the RPM database).'
+                ),
+            ),
+            Key(
                 'scylla_masked_units',
                 STR,
                 _SCYLLA + '; servers this run configured',

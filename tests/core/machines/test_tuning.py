@@ -255,3 +255,15 @@ def test_swap_areas_as_swapon_lists_them(testdata):
   assert tuning.FormatSwaps(()) == 'none'
   with pytest.raises(ValueError, match='not a swapon --show line'):
     tuning.ParseSwaps('/swapfile file')
+
+
+def test_key_fingerprints_are_the_primary_keys_not_their_subkeys(testdata):
+  keys = tuning.ParseKeyFingerprints(
+      testdata('scylla_setup', 'keyring-two-keys.colons')
+  )
+  # The first key's encryption subkey (27343CAE...) is not listed.
+  assert keys == (
+      '07E918998DD8D703CB5E69736255F44D2489D24C',
+      'E781AFD68DD64EE626115EF7B67AB7C80FC1D6D2',
+  )
+  assert tuning.ParseKeyFingerprints('') == ()
