@@ -629,16 +629,23 @@ def ThroughputTable(run):
 
 
 def LatencyTable(run):
-  """Per step, op type and kind: latency percentiles in ms."""
+  """Per step, op type and kind: latency percentiles in ms.
+
+  Beside them, the longest stop of any loader's JVM in the step
+  (loader_stop_max): a tail no shorter than it may be the loader's own.
+  """
   keys = dict.fromkeys((r.step, r.op, r.kind) for r in run.Find('latency_p99'))
   rows = tuple(
       (step, op, kind)
       + tuple(FigureCell(run, m, step, op, kind) for m, _ in LATENCY_METRICS)
+      + (_Cell('', run.Value('loader_stop_max', step)),)
       for step, op, kind in keys
   )
   return Table(
       'Latency (ms; st = service time, rt = response time at a fixed rate)',
-      ('step', 'op', 'kind') + tuple(h for _, h in LATENCY_METRICS),
+      ('step', 'op', 'kind')
+      + tuple(h for _, h in LATENCY_METRICS)
+      + ('loader stop',),
       rows,
       keys=3,
   )
