@@ -29,6 +29,8 @@ import pytest
 
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.results import histograms
+from perfkit_plugins.core.results import loader_files
+from perfkit_plugins.testing import jvm_logs
 
 TESTDATA = pathlib.Path(__file__).parent / 'testdata'
 
@@ -110,7 +112,8 @@ STRESS_EXTENSIONS = {
     'cpu': 'cpu',
 }
 # The captures of testdata/stress predate the loaders' JVM stop logs: every
-# run's JVM log is this real one (testdata/jvm/README.md).
+# run's JVM log is this real one (testdata/jvm/README.md), moved to the
+# run's start.
 STRESS_JVM_LOG = TESTDATA / 'jvm' / 'java25-zgc.jvm'
 # Warm-up steps serve the capture of the read they warm up.
 _WARMUP_SOURCES = {
@@ -144,12 +147,13 @@ def stress_output():
   `kind` a loader_files file kind (stdout, log, hdr, times, cpu, jvm); the
   files are loader outputs of the plan's own commands, run through the
   loader wrapper (testdata/stress/README.md), but the JVM's stop log
-  (STRESS_JVM_LOG).
+  (STRESS_JVM_LOG, moved to the run's start: jvm_logs.Moved).
   """
 
   def Read(source, kind):
     if kind == 'jvm':
-      return STRESS_JVM_LOG.read_text()
+      times = loader_files.ParseTimes(Read(source, 'times'))
+      return jvm_logs.Moved(STRESS_JVM_LOG.read_text(), times.start_s)
     path = TESTDATA / 'stress' / f'{source}.{STRESS_EXTENSIONS[kind]}'
     if not path.is_file():
       raise AssertionError(f'no real capture {path.name} in testdata/stress')

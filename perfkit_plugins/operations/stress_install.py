@@ -23,6 +23,7 @@ cannot start (missing or wrong Java, broken download) or is another release
 fails there, before any phase runs.
 """
 
+import math
 import shlex
 
 from perfkit_plugins.core.software import java
@@ -145,10 +146,11 @@ def LoaderJvm(vm, settings, root):
   except ValueError as e:
     raise StressInstallError(f'--scylla_loader_gc: {vm.name}: {e}') from e
   if jvm.heap_mb * 2**20 > memory_bytes // 2:
+    most = math.floor(memory_bytes / 2 / 2**30 * 10) / 10
     raise StressInstallError(
-        f'--scylla_loader_heap_gb: {jvm.heap_mb / 1024:g} GB is more than'
+        f'--scylla_loader_heap_gb: {jvm.heap_mb / 1024:g} GiB is more than'
         f" half of {vm.name}'s {memory_bytes / 2**30:.1f} GiB: give at most"
-        f' {memory_bytes // 2 / 2**30:.1f}, or 0 for'
+        f' {most:.1f}, or 0 for'
         f' min({loader_jvm.MAX_DEFAULT_HEAP_MB // 1024}, RAM/'
         f'{loader_jvm.HEAP_SHARE})'
     )

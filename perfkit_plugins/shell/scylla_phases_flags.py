@@ -262,7 +262,7 @@ LOADER_GC = flags.DEFINE_enum(
 LOADER_HEAP_GB = flags.DEFINE_float(
     'scylla_loader_heap_gb',
     _DEFAULTS.loader_heap_gb,
-    'Loader JVM fixed heap GB; 0: min(8, RAM/4).',
+    'Loader JVM fixed heap GiB; 0: min(8, RAM/4).',
     lower_bound=0,
 )
 LOADER_SATURATION_ACTION = flags.DEFINE_enum(

@@ -38,6 +38,7 @@ import pytest
 
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.plan import plan
+from perfkit_plugins.core.results import histograms
 from perfkit_plugins.core.results import loader_checks
 from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.stress import loader_jvm
@@ -48,6 +49,7 @@ from perfkit_plugins.operations import remote_errors
 from perfkit_plugins.operations import run_files
 from perfkit_plugins.testing import expected_samples
 from perfkit_plugins.testing import fake_vm
+from perfkit_plugins.testing import jvm_logs
 from perfkit_plugins.testing import run_contexts
 from perfkit_plugins.testing import run_envs
 from perfkit_plugins.testing import threads
@@ -99,13 +101,16 @@ def outputs(lab, testdata, shifted_hdr):
       jvm='java25-zgc.jvm',
   ):
     text = lab(WRITE_TEXT)
+    hdr = shifted_hdr(lab(WRITE_HDR), shift_s)
+    # The JVM started a second before its first HDR interval.
+    began_s = next(histograms.IterHdrIntervals(hdr)).start_s - 1
     return {
         loader_files.STDOUT: text,
         loader_files.LOG: text,
-        loader_files.HDR: shifted_hdr(lab(WRITE_HDR), shift_s),
+        loader_files.HDR: hdr,
         loader_files.TIMES: testdata('loader', times),
         loader_files.CPU: testdata('loader', cpu),
-        loader_files.JVM: testdata('jvm', jvm),
+        loader_files.JVM: jvm_logs.Moved(testdata('jvm', jvm), began_s),
     }
 
   return Files
@@ -152,7 +157,7 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   Serve(
       vms[1],
       step.runs[1],
-      outputs(shift_s=2.0, times='loader-idle.times'),
+      outputs(shift_s=2.0, times='loader-idle.times', jvm='java17-g1.jvm'),
   )
   record = phase_runner.RunStressStep(
       step,
@@ -185,10 +190,12 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   assert {row.metric for row in rows} == expected_samples.STRESS_METRICS
   assert len(rows) == 21
-  # The loaders' JVM logs (both the same real one): its longest stop.
+  # The longest stop of either loader's JVM: loader1's G1 pause, 4.7 s
+  # into the step (loader0's generational ZGC stopped 0.86 ms at most).
   (stop,) = [row for row in rows if row.metric == 'loader_stop_max']
-  assert stop.value == pytest.approx(0.504449)
+  assert stop.value == pytest.approx(24.535388)
   assert stop.unit == 'ms'
+  assert 'scylla_loader_stop_unknown' not in stop.metadata
   (status,) = [row for row in rows if row.metric == 'phase_status']
   assert status.value == 1
 
@@ -607,6 +614,23 @@ def test_jvm_options_reach_the_tool_as_one_environment_word(tmp_path):
   assert shlex.split(command)[7:9] == [f'JVM_OPTS={options}', 'JAVA_HOME=/j']
 
 
+def test_jvm_options_reach_the_tool_through_the_loader_script(tmp_path):
+  """The real script, under /bin/sh, hands JVM_OPTS to the tool unchanged."""
+  seen = tmp_path / 'seen'
+  run = _LoaderRun(
+      tmp_path, _Shell(f'printf %s "$JVM_OPTS" > {shlex.quote(str(seen))}')
+  )
+  options = loader_jvm.Options(
+      loader_jvm.LoaderJvm('zgc', 8192, 21), run.paths['jvm']
+  )
+  subprocess.run(
+      ['sh', '-c', phase_runner.LoaderCommand(run, SCRIPT, 1, options)],
+      timeout=WAIT_S,
+      check=True,
+  )
+  assert seen.read_text() == options
+
+
 def test_no_jvm_options_before_the_loaders_are_read(tmp_path):
   run = _LoaderRun('/r', 'cs write n=10')
   env = run_envs.Make(str(tmp_path), loaders=(None,))
@@ -832,3 +856,24 @@ def test_remote_errors_are_summed_up_in_one_line(testdata):
   assert remote_errors.Summary(RuntimeError('one line')) == 'one line'
   long = remote_errors.Summary(RuntimeError('x' * 500))
   assert len(long) == remote_errors.MAX_CHARS and long.endswith('...')
+
+
+def test_a_loader_without_a_jvm_stop_log_is_named(tmp_path, outputs):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  Serve(vms[0], step.runs[0], outputs())
+  files = outputs()
+  # What the script leaves when the JVM logs nothing (Java 11).
+  files[loader_files.JVM] = ''
+  Serve(vms[1], step.runs[1], files)
+  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
+  result = run_files.LoadStepResult(step, record, settings)
+  assert result.loader_stop_max_ms == pytest.approx(0.858223)
+  assert result.stop_problems == (
+      'loader 1 (loader1): JVM stop log empty (a Java before 17 logs none)',
+  )
+  rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
+  assert rows[0].metadata['scylla_loader_stop_unknown'] == (
+      result.stop_problems[0]
+  )

@@ -464,7 +464,7 @@ def test_missing_hdr_file(tmp_path, make_loaders, stress_output):
   # Four loaders' files but the missing HDR log, and the step's record.
   assert (
       len(os.listdir(tmp_path / run_sequence.STEPS_DIR / 'mixed'))
-      == 4 * 5 - 1 + 1
+      == 4 * len(loader_files.FILE_KINDS) - 1 + 1
   )
   status = StatusOf(Rows(outcomes[-1]))
   assert (status.value, status.metadata['scylla_status']) == (0, 'failed')

@@ -24,6 +24,7 @@ import pathlib
 import shlex
 import subprocess
 import tarfile
+from unittest import mock
 
 import pytest
 
@@ -308,9 +309,9 @@ def test_check_version_accepts_apache_5_0_missing_version():
 
 
 def _LoaderWithJava(version_file, memory_gib=32, name='loader-0'):
-  vm = fake_vm.FakeVm(name=name, total_memory_kb=memory_gib * 2**20)
+  vm = fake_vm.FakeVm(name=name, total_memory_kb=int(memory_gib * 2**20))
   vm.Reply(
-      r"/jdk/bin/java'? -version 2>&1 \| head -n 1$",
+      r"/jdk/bin/java'? -version 2>&1 \| grep ",
       (TESTDATA / 'java' / version_file).read_text(),
   )
   return vm
@@ -331,11 +332,24 @@ def test_loader_jvm_on_java_17_is_g1():
   assert (jvm.collector, jvm.java, jvm.heap_mb) == ('g1', 17, 8192)
 
 
-def test_zgc_on_a_loader_with_java_17_names_the_flag_and_the_loader():
+def test_zgc_on_a_loader_without_it_names_the_flag_and_the_loader():
   vm = _LoaderWithJava('version-debian12-17.txt', name='loader-7')
-  with pytest.raises(stress_install.StressInstallError) as raised:
-    stress_install.LoaderJvm(vm, _Settings(loader_gc='zgc'), ROOT)
+  settings = _Settings(loader_gc='zgc')
+  with mock.patch.object(java, 'MajorOf', return_value=11):
+    with pytest.raises(stress_install.StressInstallError) as raised:
+      stress_install.LoaderJvm(vm, settings, ROOT)
   assert str(raised.value).startswith('--scylla_loader_gc: loader-7: zgc')
+
+
+def test_the_largest_heap_the_refusal_names_is_accepted():
+  # What a VM of '8 GB' reports: a little less.
+  vm = _LoaderWithJava('version-temurin25.txt', memory_gib=7.77)
+  with pytest.raises(stress_install.StressInstallError) as raised:
+    stress_install.LoaderJvm(vm, _Settings(loader_heap_gb=4), ROOT)
+  assert 'give at most 3.8,' in str(raised.value)
+  vm = _LoaderWithJava('version-temurin25.txt', memory_gib=7.77)
+  jvm = stress_install.LoaderJvm(vm, _Settings(loader_heap_gb=3.8), ROOT)
+  assert jvm.heap_mb == 3891
 
 
 def test_a_heap_over_half_the_loaders_memory_is_refused():
@@ -343,8 +357,8 @@ def test_a_heap_over_half_the_loaders_memory_is_refused():
   with pytest.raises(stress_install.StressInstallError) as raised:
     stress_install.LoaderJvm(vm, _Settings(loader_heap_gb=6), ROOT)
   assert str(raised.value) == (
-      "--scylla_loader_heap_gb: 6 GB is more than half of loader-0's 8.0 GiB:"
-      ' give at most 4.0, or 0 for min(8, RAM/4)'
+      "--scylla_loader_heap_gb: 6 GiB is more than half of loader-0's 8.0"
+      ' GiB: give at most 4.0, or 0 for min(8, RAM/4)'
   )
 
 

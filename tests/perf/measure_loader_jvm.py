@@ -23,7 +23,10 @@ stalls from `-Xlog:gc`), its CPU seconds per 1,000 operations, and the
 p99 / p99.9 / max latency cassandra-stress reports.
 
     python tests/perf/measure_loader_jvm.py [--rounds 2] [--seconds 90]
-        [--rate 2000] [--threads 16] [--keep DIR]
+        [--rate 2000] [--threads 16] [--heap_mb 2048] [--command read]
+        [--only java25-zgc,...] [--keep DIR]
+
+--rate 0 runs as fast as it can (no fixed rate).
 
 The settings are the loader options `core/stress/loader_jvm.py` can give
 (the JVM's defaults, and its pinned ones per collector) on the JDKs this
@@ -45,31 +48,36 @@ import time
 
 from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_output
+from perfkit_plugins.operations import java_install
 from perfkit_plugins.testing import cassandra_node
+from perfkit_plugins.testing import local_vm
 
 _ROOT = pathlib.Path(__file__).resolve().parents[2]
 _TARBALL = _ROOT.parent / 'shared/tools/cassandra-stress-3.18.1-bin.tar.gz'
-_JDKS = {
-    17: pathlib.Path('/usr/lib/jvm/java-17-openjdk-amd64'),
-    25: pathlib.Path('/usr/lib/jvm/temurin-25-jdk-amd64'),
-}
 _KEYS = 100_000
-_HEAP_MB = 2048
 # Stands for each run's log path in the options.
 _LOG = 'JVMLOG'
 
 
-def _Settings():
+def HostJdks():
+  """{Java major: JAVA_HOME} of the JDKs this host has."""
+  installed = java_install.Installed(local_vm.LocalVm())
+  return {j.major: pathlib.Path(j.home) for j in installed}
+
+
+def _Settings(jdks, heap_mb, only):
   """(name, java major, JVM options): the settings compared."""
   settings = []
-  for major in sorted(_JDKS):
-    if not (_JDKS[major] / 'bin/java').exists():
-      continue
+  for major in sorted(jdks):
     for collector in ('jvm_default', 'g1', 'zgc'):
-      heap_mb = 0 if collector == 'jvm_default' else _HEAP_MB
-      jvm = loader_jvm.LoaderJvm(collector, heap_mb, major)
-      options = loader_jvm.Options(jvm, _LOG)
-      settings.append((f'java{major}-{collector}', major, options))
+      name = f'java{major}-{collector}'
+      if only and name not in only:
+        continue
+      heap = 0 if collector == 'jvm_default' else heap_mb
+      options = loader_jvm.Options(
+          loader_jvm.LoaderJvm(collector, heap, major), _LOG
+      )
+      settings.append((name, major, options))
   return settings
 
 
@@ -94,8 +102,17 @@ def main(argv=None):
   parser.add_argument('--seconds', type=int, default=90)
   parser.add_argument('--rate', type=int, default=2000)
   parser.add_argument('--threads', type=int, default=16)
+  parser.add_argument('--heap_mb', type=int, default=2048)
+  parser.add_argument('--only', default='', help='e.g. java25-zgc,java17-g1')
+  parser.add_argument(
+      '--command', default='read', choices=('read', 'write'), help='the step'
+  )
   parser.add_argument('--keep', help='directory for every output')
   args = parser.parse_args(argv)
+  jdks = HostJdks()
+  settings = _Settings(
+      jdks, args.heap_mb, set(filter(None, args.only.split(',')))
+  )
   tarball = pathlib.Path(
       os.environ.get('PERFKIT_PLUGINS_STRESS_TARBALL', _TARBALL)
   )
@@ -116,7 +133,7 @@ def main(argv=None):
   try:
     _Stress(
         stress,
-        _JDKS[17],
+        jdks[min(jdks)],
         '',
         ['write', f'n={_KEYS}'] + common + ['-pop', f'seq=1..{_KEYS}'],
         logs,
@@ -125,26 +142,23 @@ def main(argv=None):
     node.Nodetool('flush')
     rows = []
     for round_index in range(args.rounds):
-      for name, major, options in _Settings():
+      for name, major, options in settings:
         run = f'{name}-r{round_index}'
         started = time.monotonic()
         out, cpu_s = _Stress(
             stress,
-            _JDKS[major],
+            jdks[major],
             options,
-            ['read', f'duration={args.seconds}s']
+            [args.command, f'duration={args.seconds}s']
             + common
             + ['-pop', f'dist=uniform(1..{_KEYS})']
-            + ['-rate', f'threads={args.threads}', f'fixed={args.rate}/s'],
+            + ['-rate', f'threads={args.threads}']
+            + ([f'fixed={args.rate}/s'] if args.rate else []),
             logs,
             run,
         )
         total = stress_output.ParseStressOutput(out).results.total
-        stops = loader_jvm.ParseJvmLog(
-            (logs / f'{run}.jvm').read_text()
-            if (logs / f'{run}.jvm').exists()
-            else ''
-        )
+        stops = loader_jvm.ParseJvmLog((logs / f'{run}.jvm').read_text())
         ops = total.op_rate * args.seconds
         rows.append((
             name,
@@ -154,8 +168,9 @@ def main(argv=None):
             time.monotonic() - started,
         ))
         print(
-            f'{run:28} stops {len(stops.pauses_ms):5d}'
-            f' max {stops.MaxMs():7.2f} ms sum {sum(stops.pauses_ms):8.1f} ms'
+            f'{run:28} stops {len(stops.pauses):5d}'
+            f' stalls {len(stops.stalls):4d}'
+            f' max {stops.MaxMs():7.2f} ms sum {stops.TotalMs():8.1f} ms'
             f' | cpu {1000 * cpu_s / ops:6.3f} s/kop'
             f' | p99 {total.latency.p99_ms:6.2f} p99.9'
             f' {total.latency.p999_ms:6.2f} max {total.latency.max_ms:7.2f} ms',
@@ -164,12 +179,12 @@ def main(argv=None):
   finally:
     node.Stop()
   print('\nmedians over rounds (max stop ms, stop sum ms, cpu s/kop, p99.9 ms)')
-  for name, _, _ in _Settings():
+  for name, _, _ in settings:
     mine = [r for r in rows if r[0] == name]
     print(
         f'{name:28}'
         f' {statistics.median(r[1].MaxMs() for r in mine):7.2f}'
-        f' {statistics.median(sum(r[1].pauses_ms) for r in mine):8.1f}'
+        f' {statistics.median(r[1].TotalMs() for r in mine):8.1f}'
         f' {statistics.median(r[2] for r in mine):6.3f}'
         f' {statistics.median(r[3].p999_ms for r in mine):7.2f}'
     )

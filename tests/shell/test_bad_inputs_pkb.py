@@ -100,10 +100,11 @@ CATALOGUE = (
     _Flag('scylla_loader_saturation_action', 'ignore'),
     _Flag('scylla_loader_gc', 'shenandoah'),
     _Flag('scylla_loader_heap_gb', '-1'),
-    # Apache's cassandra-stress of Cassandra 5.0 runs on Java 17 only.
+    # Apache's cassandra-stress of Cassandra 4.1 runs on Java 11 only.
     _Flags(
         '--scylla_loader_gc=zgc',
         '--scylla_stress_tool=apache',
+        '--scylla_cassandra_version=4.1.10',
         named='--scylla_loader_gc',
     ),
     _Flag('scylla_phases', 'populate,warp'),

@@ -225,8 +225,8 @@ METRICS = (
         'ms',
         'stress step, when the loaders logged their JVM stops (Java 17+)',
         (
-            "Longest stop of any loader's JVM over the step: a safepoint"
-            ' (collector pause or other) or an allocation stall. Requests'
+            "Longest stop of any loader's JVM in the step's window: a"
+            ' safepoint (collector pause or other) or a ZGC stall. Requests'
             ' scheduled during a stop are late by up to its length.'
         ),
     ),
@@ -645,10 +645,19 @@ SECTIONS = (
                 FLOAT,
                 'stress samples but phase_status, when known',
                 (
-                    "Largest share of its run a loader's JVM spent stopped at"
-                    ' safepoints, percent: at or above 0.1% the p99.9 can be'
-                    " the loader's own."
+                    "Largest share of the step's window a loader's JVM spent"
+                    ' stopped at safepoints, percent: at or above 0.1% the'
+                    " p99.9 can be the loader's own."
                 ),
+            ),
+            Key(
+                'scylla_loader_stop_unknown',
+                STR,
+                (
+                    'stress samples but phase_status, when a loader has no JVM'
+                    ' stop log'
+                ),
+                "Why some loaders' JVM stops are unknown, separated by '; '.",
             ),
             Key(
                 'scylla_rate_reached',
@@ -973,7 +982,9 @@ SECTIONS = (
             Key(
                 'scylla_loader_gc',
                 STR,
-                _EVERY + ', once the loaders are read',
+                _EVERY
+                + ', once the loaders are read; each loader listed'
+                " ('loader-0: zgc; ...') where they differ",
                 (
                     "The loaders' JVM collector: zgc (generational), g1 or"
                     ' jvm_default (`--scylla_loader_gc`; auto is resolved).'
@@ -999,7 +1010,9 @@ SECTIONS = (
             Key(
                 'scylla_loader_jvm_options',
                 STR,
-                _EVERY + ', once the loaders are read',
+                _EVERY
+                + ', once the loaders are read; each loader listed'
+                ' where they differ (their memory sizes the heap)',
                 (
                     "JVM options of the loaders' cassandra-stress (JVM_OPTS),"
                     " with STEM.jvm for each run's own stop log."

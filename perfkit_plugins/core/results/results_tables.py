@@ -628,6 +628,14 @@ def ThroughputTable(run):
   )
 
 
+def LoaderStopMs(run, step):
+  """The longest loader JVM stop of a step over its repeats, or None."""
+  return max(
+      (r.value for r in run.Find('loader_stop_max') if r.step == step),
+      default=None,
+  )
+
+
 def LatencyTable(run):
   """Per step, op type and kind: latency percentiles in ms.
 
@@ -638,7 +646,7 @@ def LatencyTable(run):
   rows = tuple(
       (step, op, kind)
       + tuple(FigureCell(run, m, step, op, kind) for m, _ in LATENCY_METRICS)
-      + (_Cell('', run.Value('loader_stop_max', step)),)
+      + (_Cell('', LoaderStopMs(run, step)),)
       for step, op, kind in keys
   )
   return Table(

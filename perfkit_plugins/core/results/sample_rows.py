@@ -32,8 +32,9 @@ report tool can rely on these names:
   latency_p99_series (p99 per latency kind);
 * per stress step: loader_cpu_max (busy share of the busiest loader) and,
   when the loaders' JVMs logged their stops, loader_stop_max (the longest
-  stop of any loader's JVM; metadata `scylla_loader_stopped_pct`, the
-  largest share of a run a loader's JVM spent stopped);
+  stop of any loader's JVM in the step's window; metadata
+  `scylla_loader_stopped_pct`, the largest share of the window a loader's
+  JVM spent stopped, and `scylla_loader_stop_unknown`);
 * quiesce steps: populate_time, time_to_compact, total_time_to_quiesce,
   compactions, compaction_bytes_in, compaction_bytes_out;
 * every step: phase_status, 1 when the step succeeded (status 'ok',
@@ -104,6 +105,7 @@ _PER_REPEAT_KEYS = frozenset({
     'scylla_loader_cpu_unknown',
     'scylla_loader_stop_max_ms',
     'scylla_loader_stopped_pct',
+    'scylla_loader_stop_unknown',
     'scylla_achieved_rate',
     'scylla_schedule_share',
 })
@@ -524,6 +526,8 @@ def StressRows(step, result, context):
     base['scylla_loader_stop_max_ms'] = result.loader_stop_max_ms
   if result.loader_stopped_pct is not None:
     base['scylla_loader_stopped_pct'] = result.loader_stopped_pct
+  if result.stop_problems:
+    base['scylla_loader_stop_unknown'] = '; '.join(result.stop_problems)
   if result.fixed_rates:
     base['scylla_rate_reached'] = (
         result.status != outcomes.STATUS_RATE_NOT_REACHED

@@ -57,10 +57,10 @@ this module computes. The rules (docs/measurement.md, on the shared window):
   one that did not has the status 'rate_not_reached' (before
   'loader_saturated'): its figures are published, marked, and the run
   goes on.
-* Loader JVM stops (LoaderStops): the longest stop of any loader's JVM and
-  the largest share of a run spent stopped, from the stop logs
-  (core/stress/loader_jvm.py), to read beside the tail latencies they can
-  inflate.
+* Loader JVM stops (LoaderStops): the longest stop of any loader's JVM
+  inside the step's window and the largest share of the window a loader's
+  JVM spent stopped, from the stop logs (core/stress/loader_jvm.py), to
+  read beside the tail latencies they can inflate.
 
 Times are epoch seconds on the controller's clock unless said otherwise.
 """
@@ -491,10 +491,13 @@ class StepResult:
     cpu_problems: why some loaders' CPU use is unknown.
     fixed_rates: op type -> FixedRate, for the op types run at a fixed
       rate (FixedRates).
-    loader_stop_max_ms: the longest stop of any loader's JVM (a safepoint,
-      or an allocation stall); None when no loader logged its stops.
-    loader_stopped_pct: the largest share of its run any loader's JVM
-      spent stopped at safepoints; None when no loader logged its stops.
+    loader_stop_max_ms: the longest stop of any loader's JVM in the step's
+      window (a safepoint, or a ZGC stall); None when no loader logged its
+      stops.
+    loader_stopped_pct: the largest share of the step's window any
+      loader's JVM spent stopped at safepoints; None when no loader logged
+      its stops.
+    stop_problems: why some loaders' stops are unknown.
   """
 
   step_name: str
@@ -511,6 +514,7 @@ class StepResult:
   fixed_rates: Mapping[str, FixedRate] = dataclasses.field(default_factory=dict)
   loader_stop_max_ms: Optional[float] = None
   loader_stopped_pct: Optional[float] = None
+  stop_problems: tuple[str, ...] = ()
 
   @property
   def duration_s(self):
@@ -536,25 +540,38 @@ def _CpuUsages(step, records, outputs):
   return usages, problems
 
 
-def LoaderStops(records, outputs):
-  """(longest stop ms, largest stopped share %) of the loaders' JVMs.
+def LoaderStops(step, records, outputs, window):
+  """The loaders' JVM stops inside the step's window.
 
-  Only loaders whose JVM logged its stops count (core.stress.loader_jvm);
-  (None, None) when none did. A loader's share is of its run, from its
-  times file.
+  Args:
+    step: plan.Step.
+    records: loader index -> loader_files.LoaderRecord.
+    outputs: loader index -> loader_files.LoaderOutput.
+    window: (start, end) of the step on the controller's clock.
+
+  Returns:
+    (longest stop ms, largest share of the window a loader's JVM was
+    stopped %, [why some loaders' stops are unknown]); the first two None
+    when no loader logged its stops.
   """
-  longest, share = None, None
-  for index, output in outputs.items():
-    record = records.get(index)
-    if not output.jvm or record is None:
+  longest, share, unknown = None, None, []
+  start_s, end_s = window
+  for run in step.runs:
+    record, output = records[run.loader_index], outputs[run.loader_index]
+    if not output.jvm:
+      why = record.missing_files.get(loader_files.JVM) or (
+          'empty (a Java before 17 logs none)'
+      )
+      unknown.append(f'{record.name}: JVM stop log {why}')
       continue
-    stops = loader_jvm.ParseJvmLog(output.jvm)
+    stops = loader_jvm.ParseJvmLog(output.jvm).Within(
+        start_s, end_s, record.clock_offset_s
+    )
     longest = max(longest or 0.0, stops.MaxMs())
-    if record.start_s is not None and record.end_s is not None:
-      run_ms = (record.end_s - record.start_s) * 1000
-      if run_ms > 0:
-        share = max(share or 0.0, 100 * stops.TotalMs() / run_ms)
-  return longest, share
+    if end_s > start_s:
+      stopped = 100 * stops.TotalMs() / ((end_s - start_s) * 1000)
+      share = max(share or 0.0, stopped)
+  return longest, share, unknown
 
 
 def ResultOfStep(step, record, outputs, settings):
@@ -667,13 +684,19 @@ def ResultOfStep(step, record, outputs, settings):
     )
   spans = merge.spans.values()
   fixed_rates = FixedRates(step.runs, ops)
-  stop_max_ms, stopped_pct = LoaderStops(records, outputs)
+  window = (
+      min(start for start, _ in spans),
+      max(end for _, end in spans),
+  )
+  stop_max_ms, stopped_pct, stop_problems = LoaderStops(
+      step, records, outputs, window
+  )
   return StepResult(
       step_name=step.name,
       status=StepStatus(saturated, fixed_rates),
       ops=ops,
-      start_s=min(start for start, _ in spans),
-      end_s=max(end for _, end in spans),
+      start_s=window[0],
+      end_s=window[1],
       interval_s=settings.hdr_interval_s,
       loader_cpu=usages,
       loader_cpu_max_pct=cpu_max,
@@ -683,4 +706,5 @@ def ResultOfStep(step, record, outputs, settings):
       fixed_rates=fixed_rates,
       loader_stop_max_ms=stop_max_ms,
       loader_stopped_pct=stopped_pct,
+      stop_problems=tuple(stop_problems),
   )

@@ -32,14 +32,17 @@ import shlex
 # A tool's JDK is linked at this name in the tool's install directory.
 JDK_LINK = 'jdk'
 LTS = (25, 21, 17, 11)
+# After a launcher: the line of its `-version` output that names the
+# version (a JAVA_TOOL_OPTIONS in the environment adds a line before it).
+_VERSION_LINE = "-version 2>&1 | grep -m 1 ' version '"
 # Lists every java launcher under /usr/lib/jvm and on PATH: its real path,
-# a tab, and the first line of its `-version` output.
+# a tab, and its version line.
 LIST_COMMAND = (
     'for java in /usr/lib/jvm/*/bin/java "$(command -v java)"; do'
     ' [ -x "$java" ] && printf "%s\\t%s\\n" "$(readlink -f "$java")"'
-    ' "$("$java" -version 2>&1 | head -n 1)"; done; true'
+    f' "$("$java" {_VERSION_LINE})"; done; true'
 )
-# `java -version` first lines: 'openjdk version "17.0.15" 2025-04-15',
+# `java -version` version lines: 'openjdk version "17.0.15" 2025-04-15',
 # 'java version "1.8.0_392"', 'openjdk version "25" 2025-09-16'.
 _VERSION_RE = re.compile(r'version "(\d+)(?:\.(\d+))?[^"]*"')
 
@@ -151,13 +154,13 @@ def PackageName(major, package_manager):
 
 
 def VersionCommand(java_home):
-  """Prints the first line of `java -version` of the JDK at java_home."""
+  """Prints the version line of `java -version` of the JDK at java_home."""
   launcher = shlex.quote(posixpath.join(java_home, 'bin', 'java'))
-  return f'{launcher} -version 2>&1 | head -n 1'
+  return f'{launcher} {_VERSION_LINE}'
 
 
 def MajorOf(version_line):
-  """The major of a `java -version` first line (1.8 is 8), or None."""
+  """The major of a `java -version` version line (1.8 is 8), or None."""
   match = _VERSION_RE.search(version_line)
   if not match:
     return None

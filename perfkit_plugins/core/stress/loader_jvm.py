@@ -32,13 +32,16 @@ Choices, with their evidence (docs/loader_jvm.md has the measurements):
 * Collector: generational ZGC where the loader's Java has it (21 and
   later; `-XX:+ZGenerational` on 21 and 22, where it is not yet the
   default, as ScyllaDB's test framework runs its loaders), G1 before that.
-  ZGC before 21 has one generation and stalls allocations under a
-  loader's allocation rate.
+  ZGC before 21 keeps one generation, which the JDK's own account of
+  generational ZGC (JEP 439) says stalls allocations at high allocation
+  rates; it is there when asked (`--scylla_loader_gc=zgc`, Java 15 on).
 * Logs: `-Xlog:safepoint` (every stop of the JVM, whatever caused it, with
-  its length) and `-Xlog:gc` (ZGC's allocation stalls, which are no
-  safepoint), into the run's `.jvm` file. Java 17 and later only: Java 11
-  words its safepoint lines otherwise, and no real Java 11 log was at hand
-  to test a parser on, so a Java 11 loader publishes no stops.
+  its length) and `-Xlog:gc` (ZGC's allocation and relocation stalls, which
+  are no safepoint), into the run's `.jvm` file, each line with the
+  loader's clock, so that only the stops inside a step's window count.
+  Java 17 and later only: Java 11 words its safepoint lines otherwise, and
+  no real Java 11 log was at hand to test a parser on, so a Java 11 loader
+  publishes no stops.
 
 The options reach the tool through JVM_OPTS, which both cassandra-stress
 launchers (ScyllaDB's and Apache's) put before their own. They are words
@@ -53,15 +56,28 @@ GC_CHOICES = ('auto', 'zgc', 'g1', 'jvm_default')
 # Largest heap given by default (MiB), and the share of the loader's memory.
 MAX_DEFAULT_HEAP_MB = 8192
 HEAP_SHARE = 4
-# Generational ZGC appeared in Java 21 and became ZGC's only mode in 23's
-# default (the option is deprecated in 23 and ignored with a warning from 24).
+# Generational ZGC appeared in Java 21, became ZGC's default in 23 (where
+# the option is deprecated) and its only mode in 24 (the option is ignored
+# there, with a warning).
 GENERATIONAL_ZGC_JAVA = 21
 ZGC_GENERATIONAL_DEFAULT_JAVA = 23
+# ZGC is a product feature from Java 15 on (experimental before).
+ZGC_JAVA = 15
 # The first Java whose safepoint lines ParseJvmLog reads.
 LOGGED_JAVA = 17
 
+# Each line starts with the JVM's uptime, then the loader's clock (ms since
+# the epoch): the JVM prints its decorations in its own order.
+_TIME_RE = re.compile(r'^\[[\d.]+s\]\[(\d+)ms\]')
 _SAFEPOINT_RE = re.compile(r'\[safepoint *\].* Total: (\d+) ns')
-_STALL_RE = re.compile(r'\bAllocation Stall \([^)]*\) ([\d.]+) ?ms')
+# ZGC stalls a thread that allocates, or touches an object being moved,
+# until the collector frees or moves what it needs: `[gc] Allocation Stall
+# (<thread>) 45.634ms`. Thread names may hold brackets; the collector's own
+# workers' stalls (`GC(30) O: Relocation Stall (ZWorkerOld#0)`) and causes
+# (`Minor Collection (Allocation Stall)`) are not the tool's.
+_STALL_RE = re.compile(
+    r'\] (?:Allocation|Relocation) Stall \((.*)\) ([\d.]+) ?ms$'
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,40 +96,78 @@ class LoaderJvm:
 
 
 @dataclasses.dataclass(frozen=True)
+class Stop:
+  """One stop of a JVM.
+
+  Attributes:
+    end_s: when it ended, the loader's clock (epoch seconds); None when
+      the log line has no time.
+    ms: its length.
+  """
+
+  end_s: float | None
+  ms: float
+
+
+@dataclasses.dataclass(frozen=True)
 class JvmStops:
   """What stopped one JVM, from its log (ParseJvmLog).
 
   Attributes:
-    pauses_ms: every safepoint's total length, in order.
-    stalls_ms: every allocation stall's length (a thread waited for memory).
+    pauses: every safepoint (all threads stopped), in order.
+    stalls: every ZGC stall (one thread waited for memory).
   """
 
-  pauses_ms: tuple[float, ...] = ()
-  stalls_ms: tuple[float, ...] = ()
+  pauses: tuple[Stop, ...] = ()
+  stalls: tuple[Stop, ...] = ()
 
   def MaxMs(self):
     """The longest stop of either kind, 0 when there was none."""
-    return max(self.pauses_ms + self.stalls_ms, default=0.0)
+    return max((s.ms for s in self.pauses + self.stalls), default=0.0)
 
   def TotalMs(self):
     """Time stopped at safepoints (stalls stop one thread, not all)."""
-    return sum(self.pauses_ms)
+    return sum(s.ms for s in self.pauses)
+
+  def Within(self, start_s, end_s, offset_s=0.0):
+    """The stops that overlap [start_s, end_s] on another clock.
+
+    Args:
+      start_s: the window's start, on that clock.
+      end_s: its end.
+      offset_s: the loader's clock minus that clock.
+
+    Stops of unknown time are kept.
+    """
+
+    def Keep(stop):
+      if stop.end_s is None:
+        return True
+      end = stop.end_s - offset_s
+      return end >= start_s and end - stop.ms / 1000 <= end_s
+
+    return JvmStops(
+        tuple(filter(Keep, self.pauses)), tuple(filter(Keep, self.stalls))
+    )
 
 
 def Collector(choice, java, who='on the loaders'):
   """The collector --scylla_loader_gc=`choice` gives a loader on `java`.
 
+  'zgc' before Java 21 is ZGC of a single generation: chosen only when
+  asked.
+
   Raises:
-    ValueError: 'zgc' asked on a Java before generational ZGC; the message
-      names `who` runs that Java, and the choices that work.
+    ValueError: 'zgc' asked on a Java without ZGC; the message names `who`
+      runs that Java, and the choices that work.
   """
   if choice == 'auto':
     return 'zgc' if java >= GENERATIONAL_ZGC_JAVA else 'g1'
-  if choice == 'zgc' and java < GENERATIONAL_ZGC_JAVA:
+  if choice == 'zgc' and java < ZGC_JAVA:
     others = ', '.join(c for c in GC_CHOICES if c != 'zgc')
     raise ValueError(
-        f'zgc needs Java {GENERATIONAL_ZGC_JAVA} or later (generational'
-        f' ZGC), not Java {java} ({who}): use one of {others}'
+        f'zgc needs Java {ZGC_JAVA} or later, not Java {java} ({who}): use'
+        f' one of {others}'
     )
   return choice
 
@@ -163,8 +217,8 @@ def Options(jvm, log_path):
   if jvm.java >= LOGGED_JAVA:
     # One file, never rotated: an existing one is overwritten.
     words.append(
-        f'-Xlog:safepoint=info,gc=info:file={log_path}:uptime,level,tags'
-        ':filecount=0'
+        f'-Xlog:safepoint=info,gc=info:file={log_path}'
+        ':timemillis,uptime,level,tags:filecount=0'
     )
   return ' '.join(words)
 
@@ -176,11 +230,13 @@ def ParseJvmLog(text):
   """
   pauses, stalls = [], []
   for line in text.splitlines():
+    time = _TIME_RE.match(line)
+    end_s = int(time.group(1)) / 1000 if time else None
     match = _SAFEPOINT_RE.search(line)
     if match:
-      pauses.append(int(match.group(1)) / 1e6)
+      pauses.append(Stop(end_s, int(match.group(1)) / 1e6))
       continue
     match = _STALL_RE.search(line)
     if match:
-      stalls.append(float(match.group(1)))
+      stalls.append(Stop(end_s, float(match.group(2))))
   return JvmStops(tuple(pauses), tuple(stalls))

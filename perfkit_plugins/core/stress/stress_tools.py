@@ -35,6 +35,7 @@ import re
 from perfkit_plugins.core.software import artifacts
 from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.core.software import java
+from perfkit_plugins.core.stress import loader_jvm
 
 # The release asset; a URL template naming {version} (the release).
 SCYLLA_ASSET = 'cassandra-stress-bin-java21.tar.gz'
@@ -87,15 +88,20 @@ def CheckScyllaRelease(release):
     )
 
 
-def ScyllaJava(release, url_template):
+def ScyllaJava(release, url_template, loader_gc='auto'):
   """The Java ScyllaDB's cassandra-stress from `url_template` runs on.
 
   The release asset needs Java 21. Another URL (a mirror) may serve it or
-  a build for an older Java: any Java from 11 on is accepted, 21 first.
+  a build for an older Java: any Java from 11 on is accepted, 21 first;
+  one with ZGC when the loaders are asked for it (--scylla_loader_gc=zgc).
   """
   who = f'ScyllaDB cassandra-stress {release}'
   if url_template == SCYLLA_RELEASE_URL:
     return java.AtLeast(who, SCYLLA_ASSET_JAVA, (SCYLLA_ASSET_JAVA,))
+  if loader_gc == 'zgc':
+    return java.AtLeast(
+        f'{who} on ZGC', loader_jvm.ZGC_JAVA, (SCYLLA_ASSET_JAVA, 17)
+    )
   return java.AtLeast(who, SCYLLA_LAUNCHER_JAVA, (SCYLLA_ASSET_JAVA, 17, 11))
 
 
@@ -129,7 +135,7 @@ def StressToolOf(settings):
         ),
         dir_name=f'scylla-cassandra-stress-{release}',
         binary='bin/cassandra-stress',
-        java=ScyllaJava(release, settings.stress_url),
+        java=ScyllaJava(release, settings.stress_url, settings.loader_gc),
     )
   if settings.stress_tool == 'apache':
     version = settings.cassandra_version

@@ -554,3 +554,25 @@ def test_published_kind_and_warmups():
   assert results_tables.IsWarmup('read_cache_warmup', {})
   assert results_tables.IsWarmup('x', {'scylla_warmup': True})
   assert not results_tables.IsWarmup('read_cache', {'scylla_warmup': False})
+
+
+def test_latency_table_shows_the_longest_loader_stop_of_any_repeat(testdata):
+  lines = testdata('results', 'scylla_phases_fake_run.json').splitlines()
+  (stop,) = [
+      json.loads(line)
+      for line in lines
+      if '"loader_stop_max"' in line and '|scylla_step:populate|' in line
+  ]
+  assert '|scylla_repeat:1|' in stop['labels']
+  again = dict(
+      stop,
+      value=7.5,
+      labels=stop['labels'].replace('|scylla_repeat:1|', '|scylla_repeat:2|'),
+  )
+  (run,) = results_tables.LoadRuns(
+      [('run', '\n'.join(lines + [json.dumps(again)]))]
+  )
+  table = results_tables.LatencyTable(run)
+  column = _Column(table, 'loader stop')
+  assert column[('populate', 'WRITE', 'st')] == '7.5'
+  assert column[('read_medium', 'READ', 'st')] == '0.858'

@@ -52,6 +52,16 @@ def test_scylla_tool_from_a_mirror_runs_on_java_11_and_newer():
   assert tool.java.preferred[0] == 21
 
 
+def test_a_mirror_build_asked_for_zgc_needs_a_java_with_zgc():
+  tool = _Tool(
+      stress_url='http://mirror/cs-{version}.tar.gz',
+      stress_checksum='sha256:' + '0' * 64,
+      loader_gc='zgc',
+  )
+  assert tool.java.minimum == 15
+  assert tool.java.preferred[:2] == (21, 17)
+
+
 def test_apache_tool_comes_from_the_cassandra_tarball():
   tool = _Tool(stress_tool='apache', cassandra_version='4.1.7')
   assert tool.artifact.url == (
