@@ -36,6 +36,7 @@ import time
 
 import pytest
 
+from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.testing import testbed as testbed_lib
 
@@ -270,7 +271,7 @@ def test_loader_cut_off_mid_step(fault_bed, tmp_path):
   record = json.loads((step_dir / 'loaders.json').read_text())
   assert record['loaders'][0]['missing_files'] == {}
   assert sorted(record['loaders'][1]['missing_files']) == sorted(
-      ['stdout', 'log', 'hdr', 'times', 'cpu']
+      loader_files.FILE_KINDS
   )
   report = _CheckCleaned(fault_bed, 'cut1', unreachable=('loader-1',))
   assert report['loaders']['pkb-cut1-1'].startswith('unreachable')
