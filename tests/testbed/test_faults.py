@@ -58,7 +58,7 @@ FLAGS = {
     'scylla_quiesce_poll_s': 1,
     'scylla_quiesce_settle_s': 3,
     'scylla_quiesce_timeout_s': 120,
-}
+} | testbed_lib.LOADER_FLAGS
 STEPS = (
     'schema',
     'populate',

@@ -53,7 +53,7 @@ FLAGS = {
     'scylla_quiesce_poll_s': 1,
     'scylla_quiesce_settle_s': 3,
     'scylla_quiesce_timeout_s': 120,
-}
+} | testbed_lib.LOADER_FLAGS
 # Each stage of one staged run: provision, prepare and a warming Run; arm
 # A and arm B on the same cluster; cleanup.
 STAGE_BOUND_S = 600
