@@ -369,15 +369,24 @@ def test_loader_failing_mid_phase(tmp_path, outputs, lab, testdata):
   assert 'loader 0' not in error
 
 
-def test_missing_hdr_file(tmp_path, outputs):
+def _PopulateWithLoader1(tmp_path, outputs, files):
+  """(settings, step, record) of a populate whose loader 1 writes `files`.
+
+  Loader 0 writes the real outputs unchanged.
+  """
   settings = Settings()
   step = Steps(settings)['populate']
   vms = Loaders()
   Serve(vms[0], step.runs[0], outputs())
-  files = outputs()
-  del files[loader_files.HDR]
   Serve(vms[1], step.runs[1], files)
   record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
+  return settings, step, record
+
+
+def test_missing_hdr_file(tmp_path, outputs):
+  files = outputs()
+  del files[loader_files.HDR]
+  settings, step, record = _PopulateWithLoader1(tmp_path, outputs, files)
   assert len(LocalFiles(tmp_path)) == 11
   assert 'no such file' in record.loaders[1].missing_files['hdr']
   assert list(record.loaders[1].missing_files) == ['hdr']
@@ -859,15 +868,10 @@ def test_remote_errors_are_summed_up_in_one_line(testdata):
 
 
 def test_a_loader_without_a_jvm_stop_log_is_named(tmp_path, outputs):
-  settings = Settings()
-  step = Steps(settings)['populate']
-  vms = Loaders()
-  Serve(vms[0], step.runs[0], outputs())
   files = outputs()
   # What the script leaves when the JVM logs nothing (Java 11).
   files[loader_files.JVM] = ''
-  Serve(vms[1], step.runs[1], files)
-  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
+  settings, step, record = _PopulateWithLoader1(tmp_path, outputs, files)
   result = run_files.LoadStepResult(step, record, settings)
   assert result.loader_stop_max_ms == pytest.approx(0.858223)
   assert result.stop_problems == (
