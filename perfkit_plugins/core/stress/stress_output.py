@@ -511,7 +511,9 @@ def CommonWindow(
   if end <= start:
     raise StressOutputError(
         f'Loaders have no common time window: {last_name} starts at'
-        f' {start:.3f}, after {first_name} ended at {end:.3f}'
+        f' {start:.3f}, after {first_name} ended at {end:.3f}: a step'
+        ' measures only while all its loaders run; a longer step'
+        ' (--scylla_durations) leaves time for a loader that is slow to start'
     )
   return start, end
 

@@ -212,7 +212,8 @@ def test_common_window_rate_of_one_loader_is_its_average(lab):
 
 def test_common_window_rate_fails_without_overlap(lab):
   with pytest.raises(
-      stress_output.StressOutputError, match='late starts at .* after early'
+      stress_output.StressOutputError,
+      match=r'late starts at .* after early .*\(--scylla_durations\)',
   ):
     stress_output.CommonWindowRate({
         'early': _Timeline(lab, WRITE_HDR, EPOCH),
