@@ -373,6 +373,8 @@ class ScyllaEngine(base.Engine):
     del ring_slot
     if self.settings.data_disk == 'local':
       volume = raid.BuildDataRaid(vm, self.local_ssds, self.output_dir)
+    elif self.settings.raid_devices:
+      volume = raid.BuildRaidOn(vm, self.settings.raid_devices)
     else:
       volume = raid.UseGivenDisk(vm)
     data_dir.Claim(
@@ -490,7 +492,7 @@ class ScyllaEngine(base.Engine):
             local_disks.DATA_DIR, self.owner, RemoveDataCommand()
         )
     )
-    if self.settings.data_disk == 'local':
+    if self.settings.data_disk == 'local' or self.settings.raid_devices:
       raid.RemoveRaid(vm)
 
   def NodeStates(self, vm):

@@ -107,6 +107,22 @@ def BuildDataRaid(vm, expected_disks, output_dir=None):
         f'{vm.name}: found {len(disks)} free local SSDs ({disks}), expected'
         f' {expected_disks}; not building the RAID array'
     )
+  return BuildRaidOn(vm, disks)
+
+
+def BuildRaidOn(vm, disks):
+  """ScyllaDB's data volume over `disks` at /var/lib/scylla.
+
+  scylla_raid_setup itself refuses a disk that is busy (mounted, in an
+  array, held open) and a mounted /var/lib/scylla.
+
+  Args:
+    vm: server VM with ScyllaDB installed.
+    disks: device paths (the local SSDs found, or --scylla_raid_devices).
+
+  Returns:
+    data_dir.DataVolume.
+  """
   help_text, _ = vm.RemoteCommand(ScriptHelpCommand('scylla_raid_setup'))
   args = scylla_config.RaidSetupArgs(
       scylla_config.ParseHelpFlags(help_text), disks

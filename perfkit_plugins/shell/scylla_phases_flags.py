@@ -93,6 +93,15 @@ NETWORK_DISK_GB = flags.DEFINE_integer(
     'Size of the network data disk (GB).',
     lower_bound=10,
 )
+RAID_DEVICES = flags.DEFINE_list(
+    'scylla_raid_devices',
+    _ListDefault(_DEFAULTS.raid_devices),
+    (
+        'Static servers (own machines): block devices every server has, from'
+        " which ScyllaDB's scylla_raid_setup builds the data volume at"
+        ' /var/lib/scylla (RAID0, or XFS on one). ERASES them.'
+    ),
+)
 ALLOW_EXISTING_DATA = flags.DEFINE_boolean(
     'scylla_allow_existing_data',
     _DEFAULTS.allow_existing_data,
@@ -476,6 +485,7 @@ GROUPS = {
         SERVER_COUNT,
         DATA_DISK,
         NETWORK_DISK_GB,
+        RAID_DEVICES,
         ALLOW_EXISTING_DATA,
         TABLETS,
         CLUSTER_NAME,

@@ -228,6 +228,9 @@ class Settings:
   # The servers' data directory: ScyllaDB's, or the mount point the static
   # VMs declare (data_disk 'declared').
   data_dir: str = SCYLLA_DATA_DIR
+  # Static servers only: block devices scylla_raid_setup builds the data
+  # volume from (erasing them); () uses the declared disk as it is.
+  raid_devices: tuple[str, ...] = ()
   # Whether the group's VMs are static VMs (own machines, PKB's
   # `static_vms`): their type and size are what they report, never a
   # table's, and a price comes only from the user.
@@ -455,6 +458,33 @@ def _ValidateDataDisk(s):
         f'ScyllaDB keeps its data in {SCYLLA_DATA_DIR} (its packages'
         ' and scylla_setup expect it): mount the data disk there, not at'
         f' {s.data_dir}',
+    )
+  _ValidateRaidDevices(s)
+
+
+def _ValidateRaidDevices(s):
+  """Checks --scylla_raid_devices: device paths, for static ScyllaDB servers.
+
+  Only static servers take devices by name: a cloud server's local SSDs are
+  found by the benchmark (data_disk 'local'), and PKB mounts a network disk.
+  """
+  if not s.raid_devices:
+    return
+  if s.engine != 'scylla' or not s.servers_static:
+    raise SettingsError(
+        'raid_devices',
+        'names devices of static ScyllaDB servers (your own machines, with'
+        ' --scylla_engine=scylla); cloud servers use --scylla_data_disk',
+    )
+  for device in s.raid_devices:
+    if not re.fullmatch(r'/[A-Za-z0-9_./-]+', device) or '..' in device:
+      raise SettingsError(
+          'raid_devices',
+          f'{device!r} is not an absolute device path such as /dev/nvme0n1',
+      )
+  if len(set(s.raid_devices)) != len(s.raid_devices):
+    raise SettingsError(
+        'raid_devices', f'{",".join(s.raid_devices)} names a device twice'
     )
 
 

@@ -99,3 +99,54 @@ def test_mirror_sources_validate():
       stress_url='file:///srv/cs-{version}.tgz',
   )
   assert s.cassandra_checksum == 'sha512:' + 'ab' * 64
+
+
+def test_raid_devices_build_the_data_volume_of_static_scylla_servers():
+  s = _Validate(
+      servers_static=True,
+      data_disk='declared',
+      data_dir='/var/lib/scylla',
+      raid_devices=('/dev/nvme0n1', '/dev/nvme1n1'),
+  )
+  assert s.raid_devices == ('/dev/nvme0n1', '/dev/nvme1n1')
+
+
+@pytest.mark.parametrize(
+    'changes,problem',
+    [
+        ({'data_disk': 'local'}, 'static ScyllaDB servers'),
+        (
+            {
+                'engine': 'cassandra',
+                'servers_static': True,
+                'data_disk': 'declared',
+                'data_dir': '/mnt/data',
+            },
+            'static ScyllaDB servers',
+        ),
+        (
+            {'raid_devices': ('nvme0n1',), 'servers_static': True},
+            'not an absolute device path',
+        ),
+        (
+            {'raid_devices': ('/dev/sdb;reboot',), 'servers_static': True},
+            'not an absolute device path',
+        ),
+        (
+            {'raid_devices': ('/dev/sdb', '/dev/sdb'), 'servers_static': True},
+            'names a device twice',
+        ),
+    ],
+)
+def test_raid_devices_refused(changes, problem):
+  values = {
+      'raid_devices': ('/dev/nvme0n1',),
+      'data_disk': 'declared',
+      'data_dir': '/var/lib/scylla',
+  } | changes
+  if not values.get('servers_static'):
+    values['data_disk'] = changes.get('data_disk', 'local')
+  with pytest.raises(
+      settings_lib.SettingsError, match=f'--scylla_raid_devices: .*{problem}'
+  ):
+    _Validate(**values)
