@@ -392,7 +392,10 @@ class ScyllaEngine(base.Engine):
         vm.RemoteCommand(WriteFileCommand(path, text))
     help_text, _ = vm.RemoteCommand(raid.ScriptHelpCommand('scylla_setup'))
     args = scylla_config.ScyllaSetupArgs(
-        scylla_config.ParseHelpFlags(help_text), nic, run_iotune=not io_files
+        scylla_config.ParseHelpFlags(help_text),
+        nic,
+        run_iotune=not io_files,
+        swap_setup=self.settings.swap_setup,
     )
     vm.RemoteCommand(ScyllaSetupCommand(args))
     if not io_files:

@@ -144,6 +144,14 @@ YAML_EXTRA = flags.DEFINE_string(
     _DEFAULTS.yaml_extra,
     'YAML mapping of extra scylla.yaml settings, e.g. "{a: 1, b: x}".',
 )
+SWAP_SETUP = flags.DEFINE_boolean(
+    'scylla_swap_setup',
+    _DEFAULTS.swap_setup,
+    (
+        "Let scylla_setup make a swap file on a server without swap (ScyllaDB's"
+        ' recommendation); false keeps the servers as they are.'
+    ),
+)
 
 # Where installs come from and what they must be.
 
@@ -495,6 +503,7 @@ GROUPS = {
         NIC,
         IO_SETUP,
         YAML_EXTRA,
+        SWAP_SETUP,
     ),
     'sources': (
         CASSANDRA_URL,

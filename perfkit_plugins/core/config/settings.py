@@ -245,6 +245,8 @@ class Settings:
   cluster_name: str = 'scylla_phases'
   nic: str = ''
   io_setup: str = 'reuse'
+  # Whether scylla_setup may make a swap file where a server has no swap.
+  swap_setup: bool = True
   yaml_extra: str = ''
   bringup_timeout_s: int = 1800
   loader_count: int = 4

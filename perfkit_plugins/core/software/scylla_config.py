@@ -188,7 +188,7 @@ def _Require(help_flags, flag, script):
     raise ValueError(f'{script} of this release has no {flag} option')
 
 
-def ScyllaSetupArgs(help_flags, nic, run_iotune):
+def ScyllaSetupArgs(help_flags, nic, run_iotune, swap_setup=True):
   """scylla_setup arguments for a non-interactive run, valid for its release.
 
   RAID is done before, by scylla_raid_setup (or PKB for a network disk), so
@@ -206,6 +206,9 @@ def ScyllaSetupArgs(help_flags, nic, run_iotune):
     help_flags: ParseHelpFlags of the node's `scylla_setup --help`.
     nic: network interface to tune.
     run_iotune: run iotune on this node.
+    swap_setup: let scylla_setup make a swap file when the node has no swap
+      (scylla_swap_setup sizes it from the memory, at most half the free
+      space of its directory); False skips it (--scylla_swap_setup).
 
   Returns:
     list of arguments (unquoted).
@@ -227,6 +230,9 @@ def ScyllaSetupArgs(help_flags, nic, run_iotune):
       )
       if f in help_flags
   ]
+  if not swap_setup:
+    _Require(help_flags, '--no-swap-setup', 'scylla_setup')
+    args.append('--no-swap-setup')
   if run_iotune:
     if '--io-setup' in help_flags:
       args += ['--io-setup', '1']

@@ -219,3 +219,14 @@ def test_settings_reject_bad_scylla_inputs():
         )
     )
   settings.Validate(settings.Settings())
+
+
+@pytest.mark.parametrize('release', RELEASES)
+def test_swap_setup_can_be_left_to_the_machines(testdata, release):
+  flags = _Flags(testdata, 'scylla_setup', release)
+  assert '--no-swap-setup' not in scylla_config.ScyllaSetupArgs(
+      flags, 'eth0', True
+  )
+  assert '--no-swap-setup' in scylla_config.ScyllaSetupArgs(
+      flags, 'eth0', True, swap_setup=False
+  )
