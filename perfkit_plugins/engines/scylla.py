@@ -61,43 +61,79 @@ TEMPLATE_DIR = os.path.join(
 # Installation.
 
 
-def AptKeyCommand(release, key_url=''):
+def AptKeyCommand(settings):
   """The release's signing keys into /etc/apt/keyrings (as ScyllaDB documents).
 
-  From the Ubuntu key server (each try bounded, three tries, then the same
-  server over HTTPS), or from `key_url` (ASCII-armored keys on a mirror).
-  The command fails unless the keyring holds every key the release's docs
-  name (scylla_config.SigningKeys), by full fingerprint where it is known.
+  The keys (scylla_config.SigningKeys: every current ScyllaDB key, or the
+  mirror's --scylla_repo_key_fingerprints) come from --scylla_key_server
+  (all in one gpg --recv-keys, each try bounded, three tries; then each
+  key still missing from the server's HKP lookup over HTTP(S) with curl),
+  or from --scylla_repo_key_url (ASCII-armored keys on a mirror). A key
+  that cannot be had does not stop the others. gpg runs as the login user
+  in a GnuPG home of its own, made for the command and removed after it:
+  no root process parses what a key server sends, and nothing is read
+  from or left in a shared directory. Only the named keys reach the
+  keyring, and the command fails, naming the key, unless the keyring holds
+  every required one (KeyringCheckCommand).
   """
-  keys = scylla_config.SigningKeys(release)
-  gpg = (
-      'sudo gpg --homedir /tmp --no-default-keyring'
-      ' --keyring /tmp/scylladb-key.gpg'
+  keys = scylla_config.SigningKeys(
+      settings.release, settings.repo_key_fingerprints
   )
-  if key_url:
-    fetch = f'curl -fsSL --retry 3 --max-time 60 {shlex.quote(key_url)}'
+  gpg = 'gpg --homedir "$keyhome" --batch'
+  names = shlex.join(keys.imported)
+  if settings.repo_key_url:
+    fetches = [
+        'curl -fsSL --retry 3 --max-time 60'
+        f' {shlex.quote(settings.repo_key_url)} | {gpg} --import'
+    ]
   else:
-    tries = []
-    for key in keys:
-      https = shlex.quote(scylla_config.APT_KEY_HTTPS.format(key=key))
-      tries.append(
-          'for i in 1 2 3; do timeout 60'
-          f' {gpg} --keyserver {scylla_config.APT_KEYSERVER}'
-          f' --recv-keys {key} && break; sleep 5; false; done'
-          f' || curl -fsSL --retry 3 --max-time 60 {https} | {gpg} --import'
+    server = shlex.quote(scylla_config.GpgKeyServer(settings.key_server))
+    fetches = [
+        f'for i in 1 2 3; do timeout 60 {gpg} --keyserver {server}'
+        f' --recv-keys {names} && break; sleep 5; done'
+    ]
+    for key in keys.imported:
+      lookup = shlex.quote(scylla_config.KeyLookupUrl(settings.key_server, key))
+      fetches.append(
+          f'{gpg} --list-keys {shlex.quote(key)} > /dev/null 2>&1'
+          f' || curl -fsSL --retry 3 --max-time 60 {lookup} | {gpg} --import'
       )
-    fetch = ' && '.join(f'{{ {t}; }}' for t in tries)
-    fetch += f' && {gpg} --export --armor {" ".join(keys)}'
+  return (
+      'sudo mkdir -p /etc/apt/keyrings && keyhome=$(mktemp -d) && { '
+      + '; '.join(fetches)
+      + f'; {gpg} --export {names} | sudo tee {APT_KEYRING} > /dev/null;'
+      ' written=$?; gpgconf --homedir "$keyhome" --kill all;'
+      ' rm -rf "$keyhome"; [ "$written" -eq 0 ]; } && '
+      + KeyringCheckCommand(keys.required)
+  )
+
+
+def KeyringCheckCommand(keys):
+  """Fails unless the apt keyring holds each of `keys` as a primary key.
+
+  A key is a full fingerprint, compared with the `fpr` record that follows
+  a `pub` record in gpg's machine listing, or a 64-bit id, compared with
+  the `pub` record's key id field: whole fields compared as strings (no
+  pattern; gpg writes `fpr:::::::::<FINGERPRINT>:`), never a user id or a
+  subkey. A missing key is named on stderr.
+  """
   checks = []
   for key in keys:
-    fingerprint = scylla_config.KEY_FINGERPRINTS.get(key)
-    pattern = f'^fpr:+{fingerprint}:' if fingerprint else f'{key}:'
-    checks.append(f'{ShowKeysCommand()} | grep -qi {shlex.quote(pattern)}')
-  return (
-      f'sudo mkdir -p /etc/apt/keyrings && {{ {fetch}; }} | gpg --dearmor'
-      f' | sudo tee {APT_KEYRING} > /dev/null && '
-      + ' && '.join(checks)
-  )
+    if scylla_config.IsFingerprint(key):
+      program = (
+          '$1 == "fpr" && last == "pub" && toupper($10) == key { found = 1 }'
+          ' { last = $1 } END { exit !found }'
+      )
+    else:
+      program = (
+          '$1 == "pub" && toupper($5) == key { found = 1 } END { exit !found }'
+      )
+    missing = shlex.quote(f'{APT_KEYRING} lacks the signing key {key}')
+    checks.append(
+        f'{{ {ShowKeysCommand()} | awk -F: -v key={shlex.quote(key)}'
+        f' {shlex.quote(program)} || {{ echo {missing} >&2; false; }}; }}'
+    )
+  return ' && '.join(checks)
 
 
 def RepoFileCommand(url, path):
@@ -131,13 +167,14 @@ def YumPackage(release):
 def AptInstall(vm, settings):
   """Installs ScyllaDB --scylla_release (X.Y or X.Y.Z) on Debian/Ubuntu.
 
-  From --scylla_repo_url and --scylla_repo_key_url when given (a mirror).
+  From --scylla_repo_url and its keys (--scylla_repo_key_url,
+  --scylla_repo_key_fingerprints) when given (a mirror).
   """
   release = settings.release
   # What the key import runs (ScyllaDB's image build and its test framework
   # install them first; a minimal image has neither).
   vm.InstallPackages('gnupg dirmngr curl')
-  vm.RemoteCommand(AptKeyCommand(release, settings.repo_key_url))
+  vm.RemoteCommand(AptKeyCommand(settings))
   vm.RemoteCommand(
       RepoFileCommand(
           scylla_config.RepoUrl(release, settings.repo_url, 'apt'), APT_LIST

@@ -23,12 +23,35 @@ listening state before this process started (host_machines.HostMachines
 served, so no other process can take it. Started with `-I` from `/`,
 Python puts neither the caller's directory nor its environment's paths on
 the import path.
+
+It is also the key server of a mirror that signs packages with its own
+keys (--scylla_key_server=hkp://HOST:PORT with
+--scylla_repo_key_fingerprints): an HKP lookup (`GET /pks/lookup?op=get
+&options=mr&search=0x<KEYID or FINGERPRINT>`, what `gpg --recv-keys` asks
+and the engine's curl fallback fetches) answers the ASCII-armored keys
+under DIRECTORY/keys/ named `<FINGERPRINT>.asc` (40 hex digits, upper
+case) whose fingerprint ends with the searched id, 404 when none does;
+other operations (op=index) answer 501. The search only selects among
+those file names, never names a path; gpg on the machines checks each
+key's fingerprint.
 """
 
 import functools
+import http
 import http.server
+import io
+import os
+import re
 import socket
 import sys
+import urllib.parse
+
+# HKP (draft-gallagher-openpgp-hkp): the lookup path, and a search for a
+# key id or fingerprint (0x and 8, 16 or 40 hex digits).
+LOOKUP_PATH = '/pks/lookup'
+KEYS_DIR = 'keys'
+_SEARCH_RE = re.compile(r'0x([0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})')
+_KEY_FILE_RE = re.compile(r'([0-9A-F]{40})\.asc')
 
 
 class _Server(http.server.ThreadingHTTPServer):
@@ -43,11 +66,53 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-  """Files only: no directory listings."""
+  """Files, and keys by HKP lookup: no directory listings."""
 
   def list_directory(self, path):
     """Answers 404: what the mirror holds is named by the run's flags."""
     self.send_error(404, 'Not found')
+
+  def send_head(self):
+    """Answers an HKP lookup from keys/; any other path as a file."""
+    url = urllib.parse.urlsplit(self.path)
+    if url.path != LOOKUP_PATH:
+      return super().send_head()
+    status, body = self._Lookup(urllib.parse.parse_qs(url.query))
+    if status != http.HTTPStatus.OK:
+      self.send_error(status)
+      return None
+    self.send_response(status)
+    self.send_header('Content-Type', 'application/pgp-keys')
+    self.send_header('Content-Length', str(len(body)))
+    self.end_headers()
+    return io.BytesIO(body)
+
+  def _Lookup(self, query):
+    """(status, armored keys) for an HKP lookup's query.
+
+    op=get only (index and vindex list keys: not served); the search is
+    matched against the file names in keys/, never used as a path.
+    """
+    if query.get('op') != ['get']:
+      return http.HTTPStatus.NOT_IMPLEMENTED, b''
+    search = _SEARCH_RE.fullmatch(''.join(query.get('search', [])))
+    if not search:
+      return http.HTTPStatus.BAD_REQUEST, b''
+    wanted = search.group(1).upper()
+    folder = os.path.join(self.directory, KEYS_DIR)
+    try:
+      names = sorted(os.listdir(folder))
+    except OSError:
+      names = []
+    found = b''
+    for name in names:
+      key_file = _KEY_FILE_RE.fullmatch(name)
+      if key_file and key_file.group(1).endswith(wanted):
+        with open(os.path.join(folder, name), 'rb') as armored:
+          found += armored.read()
+    if not found:
+      return http.HTTPStatus.NOT_FOUND, b''
+    return http.HTTPStatus.OK, found
 
 
 def Serve(fd, directory):

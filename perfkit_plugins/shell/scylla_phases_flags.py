@@ -183,7 +183,24 @@ REPO_URL = flags.DEFINE_string(
 REPO_KEY_URL = flags.DEFINE_string(
     'scylla_repo_key_url',
     _DEFAULTS.repo_key_url,
-    "ScyllaDB signing key URL (armored); '': the Ubuntu key server.",
+    "Apt signing keys URL (armored); '': from --scylla_key_server.",
+)
+KEY_SERVER = flags.DEFINE_string(
+    'scylla_key_server',
+    _DEFAULTS.key_server,
+    (
+        'Key server apt signing keys are fetched from (hkp://, hkps://,'
+        ' http:// or https://, host and optional port), then its HKP lookup'
+        ' over HTTP(S).'
+    ),
+)
+REPO_KEY_FINGERPRINTS = flags.DEFINE_list(
+    'scylla_repo_key_fingerprints',
+    _ListDefault(_DEFAULTS.repo_key_fingerprints),
+    (
+        "Full fingerprints of the mirror's own apt signing keys (with"
+        " --scylla_repo_url), imported and required instead of ScyllaDB's."
+    ),
 )
 
 # Apache Cassandra tuning (--scylla_engine=cassandra).
@@ -512,6 +529,8 @@ GROUPS = {
         STRESS_CHECKSUM,
         REPO_URL,
         REPO_KEY_URL,
+        KEY_SERVER,
+        REPO_KEY_FINGERPRINTS,
     ),
     'cassandra': (
         CASSANDRA_HEAP_GB,

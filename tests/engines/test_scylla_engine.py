@@ -517,7 +517,7 @@ def test_apt_install_sequence_and_pinning():
   vm = fake_vm.FakeVm()
   scylla.AptInstall(vm, _Sources(release='2026.3.1'))
   assert 'keyserver.ubuntu.com' in vm.commands[0]
-  assert '--recv-keys c503c686b007f39e' in vm.commands[0]
+  assert '6C6ECC84F42AF147BD2A65AEC503C686B007F39E' in vm.commands[0]
   assert vm.commands[1].endswith(
       'https://downloads.scylladb.com/deb/debian/scylla-2026.3.list'
   )
@@ -542,58 +542,92 @@ def test_apt_install_from_a_mirror_checks_the_key_is_scyllas():
   key_command = vm.commands[0]
   assert 'keyserver' not in key_command
   assert (
-      '{ curl -fsSL --retry 3 --max-time 60 http://mirror:80/scylla/key.asc; }'
-      ' | gpg --dearmor'
+      'curl -fsSL --retry 3 --max-time 60 http://mirror:80/scylla/key.asc'
+      ' | gpg --homedir "$keyhome" --batch --import;'
   ) in key_command
   assert key_command.endswith(
-      'gpg --show-keys --with-colons /etc/apt/keyrings/scylladb.gpg'
-      " | grep -qi '^fpr:+6C6ECC84F42AF147BD2A65AEC503C686B007F39E:'"
+      scylla.KeyringCheckCommand(('6C6ECC84F42AF147BD2A65AEC503C686B007F39E',))
   )
   assert vm.commands[1].endswith('http://mirror:80/scylla/scylla-2026.3.list')
 
 
 @pytest.mark.parametrize(
-    'release, keys',
+    'release, required',
     [
-        ('6.0.4', ('d0a112e067426ab2', '491c93b9de7496a7')),
-        ('6.1.5', ('491c93b9de7496a7',)),
-        ('6.2.3', ('a43e06657bac99e3',)),
-        ('2025.4.10', ('a43e06657bac99e3',)),
-        ('2026.3', ('c503c686b007f39e',)),
+        ('6.2.3', 'A43E06657BAC99E3'),
+        ('2025.4.10', 'A43E06657BAC99E3'),
+        ('2026.3', '6C6ECC84F42AF147BD2A65AEC503C686B007F39E'),
     ],
 )
-def test_only_the_2026_signing_key_is_imported(release, keys):
-  """Each release's repository is signed by the key its docs name, and the
-  keyring must hold that one (by full fingerprint where it is known)."""
-  command = scylla.AptKeyCommand(release)
-  assert re.findall(r'--recv-keys (\w+)', command) == list(keys)
-  assert f'--export --armor {" ".join(keys)}' in command
-  for key in keys:
-    assert f'grep -qi {key}:' in command or (
-        scylla_config.KEY_FINGERPRINTS[key] in command
-    )
+def test_every_current_key_is_imported_and_the_documented_one_required(
+    release, required
+):
+  """ScyllaDB's installers import every current key for every release (a
+  repository can be re-signed under docs naming an older key); the keyring
+  must hold the one the release's docs name, by full fingerprint where it
+  is known."""
+  command = scylla.AptKeyCommand(settings_lib.Settings(release=release))
+  imported = (
+      'D0A112E067426AB2 491C93B9DE7496A7 A43E06657BAC99E3'
+      ' 6C6ECC84F42AF147BD2A65AEC503C686B007F39E'
+  )
+  assert f'--recv-keys {imported} && break' in command
+  assert f'--export {imported} | sudo tee' in command
+  assert command.endswith(scylla.KeyringCheckCommand((required,)))
 
 
 def test_the_key_is_fetched_from_one_keyserver_with_no_timeout_or_retry():
-  """Each try is bounded, three tries, then the key server over HTTPS."""
-  command = scylla.AptKeyCommand('2025.4')
-  assert 'for i in 1 2 3; do timeout 60 sudo gpg' in command
+  """Each try is bounded, three tries, then each missing key from the key
+  server over HTTPS."""
+  command = scylla.AptKeyCommand(settings_lib.Settings(release='2025.4'))
   assert (
-      "|| curl -fsSL --retry 3 --max-time 60 'https://keyserver.ubuntu.com"
-      "/pks/lookup?op=get&options=mr&search=0xa43e06657bac99e3'"
+      'for i in 1 2 3; do timeout 60 gpg --homedir "$keyhome" --batch'
+      ' --keyserver hkp://keyserver.ubuntu.com:80 --recv-keys'
+  ) in command
+  assert (
+      'gpg --homedir "$keyhome" --batch --list-keys A43E06657BAC99E3'
+      ' > /dev/null 2>&1 || curl -fsSL --retry 3 --max-time 60'
+      " 'https://keyserver.ubuntu.com/pks/lookup?op=get&options=mr"
+      '&search=0xA43E06657BAC99E3\' | gpg --homedir "$keyhome" --batch'
+      ' --import;'
   ) in command
 
 
-def test_gnupg_and_dirmngr_are_not_installed_before_the_key_import():
-  """A minimal image has neither; gpg --recv-keys needs both."""
-  vm = fake_vm.FakeVm()
-  order = []
-  vm.InstallPackages = lambda packages: order.append(('install', packages))
-  recorded = vm.RemoteCommand
-  vm.RemoteCommand = lambda c, **k: order.append(('run', c)) or recorded(c)
-  scylla.AptInstall(vm, _Sources(release='2026.3'))
-  assert order[0] == ('install', 'gnupg dirmngr curl')
-  assert '--recv-keys' in order[1][1]
+@pytest.mark.parametrize(
+    'server, gpg_server, lookup',
+    [
+        (
+            'hkp://10.0.0.1:8080',
+            'hkp://10.0.0.1:8080',
+            'http://10.0.0.1:8080/pks/lookup',
+        ),
+        ('hkps://keys.example', 'hkps://keys.example', 'https://keys.example/'),
+        (
+            'http://keys.example',
+            'hkp://keys.example:80',
+            'http://keys.example/',
+        ),
+        (
+            'hkp://keys.example',
+            'hkp://keys.example',
+            'http://keys.example:11371/',
+        ),
+    ],
+)
+def test_keys_come_from_the_key_server_given(server, gpg_server, lookup):
+  """gpg speaks HKP to it, curl asks its HKP lookup over HTTP(S)."""
+  fingerprint = '0123456789ABCDEF0123456789ABCDEF01234567'
+  command = scylla.AptKeyCommand(
+      _Sources(
+          key_server=server,
+          repo_url='http://m/s-{version}.list',
+          repo_key_fingerprints=(fingerprint,),
+      )
+  )
+  assert f'--keyserver {gpg_server} --recv-keys {fingerprint} &&' in command
+  assert f"curl -fsSL --retry 3 --max-time 60 '{lookup}" in command
+  assert 'keyserver.ubuntu.com' not in command
+  assert command.endswith(scylla.KeyringCheckCommand((fingerprint,)))
 
 
 @pytest.mark.parametrize('release', ['5.4.9', '2024.1.12', '2024.2'])
@@ -605,7 +639,24 @@ def test_enterprise_and_jmx_releases_are_refused_before_provisioning(release):
       _Sources(release=release, allow_unknown_releases=allow_unknown)
     message = str(raised.value)
     assert '--scylla_release' in message
-    assert 'Releases that work: 6.0, 6.1, 6.2, 2025.1' in message
+    assert 'Releases that work: 6.2, 2025.1' in message
+
+
+@pytest.mark.parametrize('release', ['6.0', '6.0.4', '6.1', '6.1.5'])
+def test_releases_of_the_expired_2024_signing_subkey_are_refused(release):
+  """6.0's repository is signed by a subkey that expired on 2026-01-31
+  (apt: EXPKEYSIG 87722433EBB454AE); 6.1's docs name the same key. Refused
+  before the machines are paid for, naming the releases that work."""
+  for allow_unknown in (False, True):
+    with pytest.raises(settings_lib.SettingsError) as raised:
+      _Sources(release=release, allow_unknown_releases=allow_unknown)
+    message = str(raised.value)
+    assert message.startswith('--scylla_release: ')
+    assert '87722433EBB454AE' in message
+    assert 'expired on 2026-01-31' in message
+    works = message.split('Releases that work: ')[1].split(', ')
+    assert works[0] == '6.2' and '2026.3' in works
+    assert not {'6.0', '6.1'} & set(works)
 
 
 def test_yum_install_sequence():

@@ -64,6 +64,21 @@ def test_mirror_flags_reach_the_installer(package):
   ):
     package.AptInstall(vm)
   assert vm.CommandsMatching(
-      r'curl -fsSL --retry 3 --max-time 60 http://m/key\.asc;'
+      r'curl -fsSL --retry 3 --max-time 60 http://m/key\.asc \|'
   )
   assert vm.CommandsMatching(r'http://m/s-2026\.3\.list$')
+
+
+def test_mirror_key_server_and_fingerprints_reach_the_installer(package):
+  vm = fake_vm.FakeVm()
+  fingerprint = '0123456789ABCDEF0123456789ABCDEF01234567'
+  with flagsaver.flagsaver(
+      (scylla_phases_flags.REPO_URL, 'http://m/s-{version}.list'),
+      (scylla_phases_flags.KEY_SERVER, 'hkp://10.0.0.1:8080'),
+      (scylla_phases_flags.REPO_KEY_FINGERPRINTS, [fingerprint]),
+  ):
+    package.AptInstall(vm)
+  assert vm.CommandsMatching(
+      f'--keyserver hkp://10.0.0.1:8080 --recv-keys {fingerprint} &&'
+  )
+  assert not vm.CommandsMatching('C503C686B007F39E')

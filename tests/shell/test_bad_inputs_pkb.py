@@ -169,12 +169,16 @@ CATALOGUE = (
     _Flag('scylla_cassandra_trickle_fsync', 'sometimes'),
     _Flag('scylla_mixed_distribution', 'zipf'),
     _Flag('scylla_allow_existing_data', 'perhaps'),
+    _Flag('scylla_raid_devices', '/dev/nvme0n1'),
+    _Flag('scylla_swap_setup', 'sometimes'),
     _Flag('scylla_cassandra_url', 'https://mirror/{release}/c.tar.gz'),
     _Flag('scylla_cassandra_checksum', 'md5:0123456789abcdef0123456789abcdef'),
     _Flag('scylla_stress_url', 'mirror/cassandra-stress.tar.gz'),
     _Flag('scylla_stress_checksum', 'sha256:1234'),
     _Flag('scylla_repo_url', 'http://mirror/scylla {version}.list'),
     _Flag('scylla_repo_key_url', 'key.asc'),
+    _Flag('scylla_key_server', 'hkp://keys.example/pks'),
+    _Flag('scylla_repo_key_fingerprints', 'c503c686b007f39e'),
     _Flag('scylla_step_grace_s', '5'),
     # Config shapes that crashed GetConfig.
     _Config(

@@ -193,13 +193,18 @@ class Settings:
   # checksums they are verified against ('' : the pinned or published one;
   # see core/software/artifacts.py). repo_url: ScyllaDB's apt list or yum
   # repo file ({version}: the release series), '' for ScyllaDB's;
-  # repo_key_url: its signing key (ASCII armored), '' for the key server.
+  # repo_key_url: its signing key (ASCII armored), '' for the key server;
+  # key_server: where apt signing keys are fetched from otherwise;
+  # repo_key_fingerprints: a mirror's own signing keys (full fingerprints),
+  # imported and required instead of ScyllaDB's.
   cassandra_url: str = cassandra_config.ARCHIVE_URL
   cassandra_checksum: str = ''
   stress_url: str = stress_tools.SCYLLA_RELEASE_URL
   stress_checksum: str = ''
   repo_url: str = ''
   repo_key_url: str = ''
+  key_server: str = scylla_config.APT_KEYSERVER
+  repo_key_fingerprints: tuple[str, ...] = ()
   # Apache Cassandra tuning (--scylla_engine=cassandra). 0, '' and -1 keep
   # Cassandra's own default. The 2017 c3.2xlarge study used G1,
   # concurrent_reads 16, concurrent_writes 64, concurrent_compactors 8,
@@ -403,6 +408,37 @@ def _ValidateSources(s):
         artifacts.ParseChecksum(getattr(s, field))
       except ValueError as e:
         raise SettingsError(field, str(e)) from e
+  _ValidateAptKeys(s)
+
+
+def _ValidateAptKeys(s):
+  """Checks where the apt signing keys come from and which they must be."""
+  try:
+    scylla_config.ParseKeyServer(s.key_server)
+  except ValueError as e:
+    raise SettingsError('key_server', str(e)) from e
+  if s.repo_key_url and s.key_server != scylla_config.APT_KEYSERVER:
+    raise SettingsError(
+        'key_server',
+        f'{s.key_server} would not be asked: the keys come from'
+        ' --scylla_repo_key_url; give one of the two',
+    )
+  for fingerprint in s.repo_key_fingerprints:
+    if not scylla_config.IsFingerprint(fingerprint):
+      raise SettingsError(
+          'repo_key_fingerprints',
+          f'{fingerprint!r} is not a full key fingerprint (40 hex digits,'
+          ' as gpg --with-colons prints it in its fpr records)',
+      )
+  if s.repo_key_fingerprints and not s.repo_url:
+    raise SettingsError(
+        'repo_key_fingerprints',
+        (
+            "names a mirror's own signing keys: give the mirror"
+            " (--scylla_repo_url) too; ScyllaDB's repositories are checked"
+            " against ScyllaDB's keys"
+        ),
+    )
 
 
 def _ValidateReleases(s):
@@ -475,8 +511,11 @@ def _ValidateRaidDevices(s):
   if s.engine != 'scylla' or not s.servers_static:
     raise SettingsError(
         'raid_devices',
-        'names devices of static ScyllaDB servers (your own machines, with'
-        ' --scylla_engine=scylla); cloud servers use --scylla_data_disk',
+        (
+            'names devices of static ScyllaDB servers (your own machines,'
+            ' with --scylla_engine=scylla); cloud servers use'
+            ' --scylla_data_disk'
+        ),
     )
   for device in s.raid_devices:
     if not re.fullmatch(r'/[A-Za-z0-9_./-]+', device) or '..' in device:

@@ -63,6 +63,8 @@ _SCYLLA_ONLY = (
     'release',
     'repo_url',
     'repo_key_url',
+    'key_server',
+    'repo_key_fingerprints',
     'nic',
     'io_setup',
     'yaml_extra',

@@ -38,12 +38,26 @@ SCYLLA_SERIES = (
     '2026.2',
     '2026.3',
 )
+# ScyllaDB's 2024 key (491c93b9de7496a7), which 6.0's and 6.1's docs name,
+# signs with a subkey that expired on 2026-01-31.
+_EXPIRED_SUBKEY = (
+    "signed by the subkey 87722433EBB454AE of ScyllaDB's 2024 key, which"
+    ' expired on 2026-01-31'
+)
 # Series the ScyllaDB engine cannot serve, and why: refused before
 # provisioning, also with --scylla_allow_unknown_releases.
 SCYLLA_UNSERVED = {
     '5.4': (
         'its nodetool is the Java one, which needs the scylla-jmx service'
         " (ScyllaDB's own nodetool is `nodetool` from 6.0 on)"
+    ),
+    '6.0': (
+        f'its apt repository is {_EXPIRED_SUBKEY}: apt refuses it'
+        ' (EXPKEYSIG; scylladb/scylladb issues 28644 and 31337)'
+    ),
+    '6.1': (
+        'its docs name the same key as 6.0, whose repository is'
+        f' {_EXPIRED_SUBKEY} and refused by apt (EXPKEYSIG)'
     ),
     '2024.1': (
         'an Enterprise release (packages scylla-enterprise*); from 2025.1 on'

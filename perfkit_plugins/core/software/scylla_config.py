@@ -19,6 +19,8 @@ commands and feeds the nodes' answers (help texts, versions, the packaged
 scylla.yaml) back in here.
 """
 
+import dataclasses
+import ipaddress
 import json
 import re
 
@@ -30,17 +32,22 @@ REPO_URLS = {
     'apt': 'https://downloads.scylladb.com/deb/debian/scylla-{version}.list',
     'yum': 'https://downloads.scylladb.com/rpm/centos/scylla-{version}.repo',
 }
-# The key ScyllaDB's install docs of each release series name for its apt
-# repository (64-bit ids, as the docs give them): 6.1 the 2024 key, 6.2 and
-# 2025.x the 2024 RSA key, 2026.x the 2026 RSA key. 6.0's docs were not
-# found: both keys of its time are imported. ScyllaDB's own test framework
-# (scylla-cluster-tests) imports the same keys.
+# ScyllaDB's apt signing keys (64-bit ids, as its docs give them).
 _KEY_2022 = 'd0a112e067426ab2'
 _KEY_2024 = '491c93b9de7496a7'
 _KEY_2024_RSA = 'a43e06657bac99e3'
 _KEY_2026_RSA = 'c503c686b007f39e'
+# Every key ScyllaDB signs its repositories with now. ScyllaDB's own
+# installers import them all, whatever the release (its web installer, its
+# Ansible role, scylla-cluster-tests), and so does every install here: a
+# repository can be re-signed with a key its docs do not name (6.2's, in
+# November 2024, with the 2024 RSA key while its docs named the 2024 key).
+CURRENT_SIGNING_KEYS = (_KEY_2022, _KEY_2024, _KEY_2024_RSA, _KEY_2026_RSA)
+# The key ScyllaDB's install docs of each release series name for its apt
+# repository: 6.0 and 6.1 the 2024 key, 6.2 and 2025.x the 2024 RSA key,
+# 2026.x the 2026 RSA key. The keyring must hold it.
 SIGNING_KEYS = {
-    '6.0': (_KEY_2022, _KEY_2024),
+    '6.0': (_KEY_2024,),
     '6.1': (_KEY_2024,),
     '6.2': (_KEY_2024_RSA,),
     '2025': (_KEY_2024_RSA,),
@@ -51,12 +58,32 @@ SIGNING_KEYS = {
 KEY_FINGERPRINTS = {
     _KEY_2026_RSA: '6C6ECC84F42AF147BD2A65AEC503C686B007F39E',
 }
-# Where keys are fetched: the key server ScyllaDB's docs name, then the same
-# server over HTTPS (a network that blocks port 80 or HKP).
+# Where keys are fetched by default: the key server ScyllaDB's docs name;
+# when gpg cannot get a key from it, the same server over HTTPS (a network
+# that blocks port 80 or HKP).
 APT_KEYSERVER = 'hkp://keyserver.ubuntu.com:80'
-APT_KEY_HTTPS = (
-    'https://keyserver.ubuntu.com/pks/lookup?op=get&options=mr&search=0x{key}'
+_APT_KEYSERVER_HTTPS = 'hkps://keyserver.ubuntu.com'
+# A key server as gpg --keyserver takes it: scheme, host (a DNS name, an
+# IPv4 address or a bracketed IPv6 one) and an optional port, nothing else.
+_KEY_SERVER_RE = re.compile(
+    r'(hkps?|https?)://'
+    r'([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
+    r'(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*'
+    r'|\[[0-9A-Fa-f:.]{2,45}\])'
+    r'(?::([0-9]{1,5}))?'
 )
+# Each scheme as gpg takes it (HKP is HTTP: GnuPG 2.2's dirmngr fetches an
+# http(s):// key server's own URL, not its HKP lookup), the scheme of its
+# lookup over plain HTTP(S), and the port when the URL names none (HKP's
+# registered port for hkp://, as gpg uses).
+_KEY_SERVER_SCHEMES = {
+    'hkp': ('hkp', 'http', '11371'),
+    'hkps': ('hkps', 'https', '443'),
+    'http': ('hkp', 'http', '80'),
+    'https': ('hkps', 'https', '443'),
+}
+_WEB_PORTS = {'http': '80', 'https': '443'}
+_FINGERPRINT_RE = re.compile(r'[0-9A-Fa-f]{40}')
 
 SEED_PROVIDER = 'org.apache.cassandra.locator.SimpleSeedProvider'
 SNITCH = 'GossipingPropertyFileSnitch'
@@ -387,19 +414,111 @@ def RackDcContext():
   return {'dc': DATACENTER, 'rack': RACK}
 
 
-def SigningKeys(release):
-  """The signing keys of a release series' apt repository (SIGNING_KEYS).
+@dataclasses.dataclass(frozen=True)
+class AptKeys:
+  """The keys an apt install fetches, and those its keyring must then hold.
+
+  Keys are full fingerprints where known (KEY_FINGERPRINTS), else 64-bit
+  ids, upper case. Each imported key is fetched on its own: one that cannot
+  be fetched (gone from the key server, missing from the mirror's key file)
+  does not stop the others. The install fails only when the keyring lacks
+  a required key, whatever the reason.
+  """
+
+  imported: tuple[str, ...]
+  required: tuple[str, ...]
+
+
+def _FullKey(key):
+  return KEY_FINGERPRINTS.get(key, key).upper()
+
+
+def SigningKeys(release, fingerprints=()):
+  """The keys of a release series' apt repository.
+
+  ScyllaDB's repositories: every current key is imported
+  (CURRENT_SIGNING_KEYS), and those the release's docs name are required
+  (SIGNING_KEYS). A mirror that signs with its own keys
+  (--scylla_repo_key_fingerprints): `fingerprints`, each imported and
+  required, and none of ScyllaDB's.
 
   Raises:
-    ValueError: the series is not in the table.
+    ValueError: no fingerprints, and the series is not in the table.
   """
+  if fingerprints:
+    mirror = tuple(f.upper() for f in fingerprints)
+    return AptKeys(imported=mirror, required=mirror)
   series = '.'.join(release.split('.')[:2])
   keys = SIGNING_KEYS.get(series) or SIGNING_KEYS.get(
       series.split('.', maxsplit=1)[0]
   )
   if keys is None:
     raise ValueError(f'no signing key known for ScyllaDB {series}')
-  return keys
+  return AptKeys(
+      imported=tuple(_FullKey(k) for k in CURRENT_SIGNING_KEYS),
+      required=tuple(_FullKey(k) for k in keys),
+  )
+
+
+def IsFingerprint(key):
+  """Whether `key` is a full (v4, 40 hex digits) fingerprint."""
+  return bool(_FINGERPRINT_RE.fullmatch(key))
+
+
+def ParseKeyServer(url):
+  """A key server URL gpg takes, as (scheme, host, port or '').
+
+  Raises:
+    ValueError: not a scheme, a host and an optional port, or a port or
+      bracketed IPv6 address that is not one.
+  """
+  match = _KEY_SERVER_RE.fullmatch(url)
+  try:
+    if not match:
+      raise ValueError(url)
+    scheme, host, port = match.groups()
+    if host.startswith('['):
+      ipaddress.IPv6Address(host[1:-1])
+    if port and not 0 < int(port) < 65536:
+      raise ValueError(port)
+  except ValueError as e:
+    raise ValueError(
+        f'{url!r} is not a key server URL: hkp://, hkps://, http:// or'
+        ' https://, a host and an optional port, nothing else (e.g.'
+        f' {APT_KEYSERVER})'
+    ) from e
+  return scheme, host, port or ''
+
+
+def GpgKeyServer(server):
+  """The key server URL gpg --keyserver is given for `server`.
+
+  hkp:// and hkps:// as they are; http:// and https:// (an HKP server on
+  a web server's port) as hkp:// and hkps:// on that port.
+  """
+  scheme, host, port = ParseKeyServer(server)
+  gpg_scheme, _, default_port = _KEY_SERVER_SCHEMES[scheme]
+  if gpg_scheme == scheme:
+    return server
+  return f'{gpg_scheme}://{host}:{port or default_port}'
+
+
+def KeyLookupUrl(server, key):
+  """Where curl fetches `key` from `server` when gpg --recv-keys fails.
+
+  The server's HKP lookup (what gpg asks for) over plain HTTP(S), on the
+  same host and port: it needs no dirmngr. The default server is asked
+  over HTTPS, as a network that blocks its HKP port 80 may allow 443.
+  """
+  if server == APT_KEYSERVER:
+    server = _APT_KEYSERVER_HTTPS
+  scheme, host, port = ParseKeyServer(server)
+  _, lookup_scheme, default_port = _KEY_SERVER_SCHEMES[scheme]
+  port = port or default_port
+  address = host if port == _WEB_PORTS[lookup_scheme] else f'{host}:{port}'
+  return (
+      f'{lookup_scheme}://{address}/pks/lookup?op=get&options=mr&search=0x{key}'
+  )
 
 
 # What ScyllaDB's machine images mask while the image is built

@@ -101,6 +101,100 @@ def test_mirror_sources_validate():
   assert s.cassandra_checksum == 'sha512:' + 'ab' * 64
 
 
+MIRROR_LIST = 'http://mirror/scylla-{version}.list'
+FINGERPRINT = '0123456789abcdef0123456789ABCDEF01234567'
+
+
+@pytest.mark.parametrize(
+    'changes, flag, problem',
+    [
+        (
+            {'key_server': 'keyserver.ubuntu.com'},
+            'key_server',
+            (
+                "'keyserver.ubuntu.com' is not a key server URL: hkp://,"
+                ' hkps://, http:// or https://, a host and an optional port,'
+                ' nothing else (e.g. hkp://keyserver.ubuntu.com:80)'
+            ),
+        ),
+        ({'key_server': 'hkp://k.example/pks'}, 'key_server', 'nothing else'),
+        ({'key_server': 'hkp://k.example:0'}, 'key_server', 'nothing else'),
+        ({'key_server': 'hkp://[::g]:80'}, 'key_server', 'nothing else'),
+        ({'key_server': 'ldap://k.example'}, 'key_server', 'nothing else'),
+        (
+            {
+                'key_server': 'hkp://10.0.0.1:8080',
+                'repo_key_url': 'http://mirror/key.asc',
+            },
+            'key_server',
+            (
+                'hkp://10.0.0.1:8080 would not be asked: the keys come from'
+                ' --scylla_repo_key_url; give one of the two'
+            ),
+        ),
+        (
+            {
+                'repo_url': MIRROR_LIST,
+                'repo_key_fingerprints': ('c503c686b007f39e',),
+            },
+            'repo_key_fingerprints',
+            (
+                "'c503c686b007f39e' is not a full key fingerprint (40 hex"
+                ' digits, as gpg --with-colons prints it in its fpr records)'
+            ),
+        ),
+        (
+            {'repo_url': MIRROR_LIST, 'repo_key_fingerprints': ('Z' * 40,)},
+            'repo_key_fingerprints',
+            'is not a full key fingerprint',
+        ),
+        (
+            {'repo_key_fingerprints': (FINGERPRINT,)},
+            'repo_key_fingerprints',
+            (
+                "names a mirror's own signing keys: give the mirror"
+                " (--scylla_repo_url) too; ScyllaDB's repositories are checked"
+                " against ScyllaDB's keys"
+            ),
+        ),
+        (
+            {'engine': 'cassandra', 'key_server': 'hkp://10.0.0.1:8080'},
+            'key_server',
+            'is read only with --scylla_engine=scylla',
+        ),
+    ],
+)
+def test_bad_key_sources_name_their_flag(changes, flag, problem):
+  with pytest.raises(settings_lib.SettingsError) as raised:
+    _Validate(**changes)
+  assert str(raised.value).startswith(f'--scylla_{flag}: ')
+  assert problem in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    'key_server',
+    [
+        'hkp://keyserver.ubuntu.com:80',
+        'hkps://keys.openpgp.org',
+        'hkp://10.0.0.1:8080',
+        'http://mirror.internal:8080',
+        'https://[2001:db8::1]',
+    ],
+)
+def test_a_mirror_with_its_own_keys_validates(key_server):
+  s = _Validate(
+      repo_url=MIRROR_LIST,
+      key_server=key_server,
+      repo_key_fingerprints=(FINGERPRINT, 'F' * 40),
+  )
+  assert s.key_server == key_server
+  assert _Validate(
+      repo_url=MIRROR_LIST,
+      repo_key_url='http://mirror/keys.asc',
+      repo_key_fingerprints=(FINGERPRINT,),
+  ).repo_key_fingerprints == (FINGERPRINT,)
+
+
 def test_raid_devices_build_the_data_volume_of_static_scylla_servers():
   s = _Validate(
       servers_static=True,
