@@ -33,7 +33,21 @@ started in each machine; whatever runs over ssh lives in the machine's
 network namespace and `Destroy` ends it by the PIDs `ip netns pids` lists,
 then removes the namespaces, the links, the bridge and the directory.
 
-Needs root, iproute2, util-linux (unshare, nsenter) and openssh-server.
+Private-system machines (`HostMachines(system_machines=...)`), for what
+installs system packages and runs them as services (the ScyllaDB engine),
+have more of their own: a copy-on-write view of the host's /usr, /opt and
+/var (an overlay in their mount namespace, its changes in their directory),
+their own /run, a read-only root directory (whatever they write elsewhere
+fails rather than reaching the host), a disk of their own (a sparse file on
+a loop device, at DISK_PATH) and systemctl and journalctl that act as
+systemd would (systemd_standin: no systemd runs in them). Nothing such a
+machine installs or writes changes the host's files; what is not a file
+is still shared: the kernel's settings (/proc/sys, /sys, IRQ affinities),
+/dev and /dev/shm. `Destroy` detaches their loop devices, found by their
+backing files (so also those of a set whose owner died unrecorded).
+
+Needs root, iproute2, util-linux (unshare, nsenter) and openssh-server;
+private-system machines also overlayfs, loop devices and SYSTEM_TOOLS.
 """
 
 import contextlib
@@ -44,16 +58,19 @@ import ipaddress
 import grp
 import os
 import pathlib
+import posixpath
 import pwd
 import shlex
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import time
 import zlib
 
 from perfkit_plugins.local import processes
+from perfkit_plugins.local import systemd_standin
 from perfkit_plugins.local import trusted_paths
 
 # Where each machine's data disk is mounted (a directory of the set, bound
@@ -101,6 +118,29 @@ _MAX_INTERFACE_NAME = 15
 # First host number of the machines in their /24 (.1 is the host's).
 _FIRST_MACHINE = 10
 MAX_MACHINES = 200
+# The host's trees a private-system machine sees copy-on-write.
+SYSTEM_TREES = ('/usr', '/opt', '/var')
+# Where a private-system machine sees its disk: a link to its loop device,
+# the same path on every machine.
+DISK_PATH = '/mnt/disks/disk0'
+DEFAULT_DISK_SIZE = 2 << 30
+# What private-system machines need of this host, with its Debian package:
+# the loop devices, and what ScyllaDB's scylla_raid_setup runs on them
+# (it would try to install the last three, which fails offline).
+SYSTEM_TOOLS = {
+    'losetup': 'util-linux',
+    'mkfs.xfs': 'xfsprogs',
+    'mdadm': 'mdadm',
+    'udevadm': 'udev',
+}
+# The interpreter of the systemd stand-in inside the machines (the host's).
+STANDIN_PYTHON = '/usr/bin/python3'
+STANDIN_PROGRAMS = ('systemctl', 'journalctl')
+# Where a private-system machine's start script first sees the machine's
+# directory: the host's path of it may be under an overlaid tree.
+_STAGING = '/mnt'
+# Where it builds the machine's /mnt before moving it there.
+_NEW_MNT = '/run/mnt'
 
 
 class HostMachinesError(Exception):
@@ -125,6 +165,31 @@ def Problem():
         ' and Ubuntu: apt-get install iproute2 util-linux openssh-client'
         ' openssh-server)'
     )
+  return None
+
+
+def SystemProblem():
+  """Why no private-system machines can be built here, or None."""
+  problem = Problem()
+  if problem:
+    return problem
+  missing = [
+      package
+      for tool, package in SYSTEM_TOOLS.items()
+      if not shutil.which(tool, path=SYSTEM_PATH)
+  ]
+  if not os.access(STANDIN_PYTHON, os.X_OK):
+    missing.append('python3')
+  if missing:
+    return (
+        'private-system machines need apt-get install'
+        f' {" ".join(sorted(set(missing)))}'
+    )
+  with open('/proc/filesystems') as f:
+    if 'overlay' not in f.read().split():
+      return 'private-system machines need overlayfs (modprobe overlay)'
+  if not os.path.exists('/dev/loop-control'):
+    return 'private-system machines need loop devices (modprobe loop)'
   return None
 
 
@@ -223,12 +288,29 @@ def AuthorizeKeys(etc_dir, public_key, users):
     path.chmod(0o644)
 
 
+def _CopyOwnerAndMode(source, target):
+  info = os.stat(source)
+  os.chown(target, info.st_uid, info.st_gid)
+  os.chmod(target, stat.S_IMODE(info.st_mode))
+
+
 def _Wait(predicate, timeout, what):
   deadline = time.monotonic() + timeout
   while not predicate():
     if time.monotonic() > deadline:
       raise HostMachinesError(f'timed out after {timeout} s waiting for {what}')
     time.sleep(0.1)
+
+
+def _MountPointsOf(device):
+  """This namespace's mount points of a block device, innermost first."""
+  number = os.stat(device).st_rdev
+  wanted = f'{os.major(number)}:{os.minor(number)}'
+  return [
+      point
+      for device_number, point in reversed(systemd_standin.MountTable())
+      if device_number == wanted
+  ]
 
 
 def NetnsNames():
@@ -334,6 +416,9 @@ class Machine:
     directory: host directory holding its private directories.
     sshd_pid: the PID of its sshd; the machine's namespaces are that
       process's.
+    system: whether it is a private-system machine (see the module doc).
+    loop_device: the host's loop device of its disk (DISK_PATH inside),
+      once made; private-system machines only.
   """
 
   name: str
@@ -341,11 +426,23 @@ class Machine:
   address: str
   directory: pathlib.Path
   sshd_pid: int = 0
+  system: bool = False
+  loop_device: str = ''
 
   @property
   def data_dir(self):
     """The host directory behind DATA_MOUNT inside the machine."""
     return self.directory / 'data'
+
+  @property
+  def system_dir(self):
+    """The host directory of its overlays' changes (private system only)."""
+    return self.directory / 'system'
+
+  @property
+  def disk_image(self):
+    """The sparse file behind its disk (private system only)."""
+    return self.directory / 'disk0.img'
 
   def Pids(self):
     """PIDs of every process in the machine's network namespace."""
@@ -405,11 +502,21 @@ class HostMachines:
     os_type: PKB's os_type of the machines (the host's OS).
     mirror: the mirror server's processes.Process, once started.
     mirror_url: base URL of the mirror, once started.
+    disk_size: bytes of each private-system machine's disk.
   """
 
   machine_class = Machine
 
-  def __init__(self, names, root, tag, subnet=None, os_type='debian12'):
+  def __init__(
+      self,
+      names,
+      root,
+      tag,
+      subnet=None,
+      os_type='debian12',
+      system_machines=(),
+      disk_size=DEFAULT_DISK_SIZE,
+  ):
     """Describes a set of machines; Create() builds it.
 
     Args:
@@ -419,14 +526,24 @@ class HostMachines:
       tag: a name no other set on this host uses (letters and digits).
       subnet: an IPv4 /24 to use; default a free one (FreeSubnet).
       os_type: PKB's os_type of the host's OS.
+      system_machines: names of the machines that are private-system
+        machines (see the module doc).
+      disk_size: bytes of each private-system machine's disk (sparse: the
+        host's disk holds what is written).
 
     Raises:
-      HostMachinesError: too many machines, or a tag too long for the
-        interface names.
+      HostMachinesError: too many machines, a private-system machine not
+        among them, or a tag too long for the interface names.
     """
     names = tuple(names)
     if len(names) > MAX_MACHINES:
       raise HostMachinesError(f'{len(names)} machines: at most {MAX_MACHINES}')
+    unknown = sorted(set(system_machines) - set(names))
+    if unknown:
+      raise HostMachinesError(
+          f'private-system machines {", ".join(unknown)} are not among'
+          f' {", ".join(names)}'
+      )
     longest = f'{tag}v{max(len(names) - 1, 0)}'
     if len(longest) > _MAX_INTERFACE_NAME:
       raise HostMachinesError(
@@ -445,9 +562,11 @@ class HostMachines:
             netns=f'{tag}-{index}',
             address='',
             directory=self.root / name,
+            system=name in system_machines,
         )
         for index, name in enumerate(names)
     }
+    self.disk_size = disk_size
     self.mirror = None
     self.mirror_url = None
     self._mirror_process = None
@@ -473,8 +592,14 @@ class HostMachines:
         'root': str(self.root.parent),
         'subnet': str(self.subnet) if self.subnet else None,
         'os_type': self.os_type,
+        'disk_size': self.disk_size,
         'machines': {
-            name: {'netns': m.netns, 'sshd_pid': m.sshd_pid}
+            name: {
+                'netns': m.netns,
+                'sshd_pid': m.sshd_pid,
+                'system': m.system,
+                'loop_device': m.loop_device,
+            }
             for name, m in self.machines.items()
         },
         'mirror': self.mirror.AsList() if self.mirror else None,
@@ -490,23 +615,55 @@ class HostMachines:
         record['tag'],
         subnet=record['subnet'],
         os_type=record['os_type'],
+        system_machines=[
+            name
+            for name, entry in record['machines'].items()
+            if entry.get('system')
+        ],
+        disk_size=record.get('disk_size', DEFAULT_DISK_SIZE),
     )
     for name, entry in record['machines'].items():
       machines.machines[name].netns = entry['netns']
       machines.machines[name].sshd_pid = entry['sshd_pid']
+      machines.machines[name].loop_device = entry.get('loop_device', '')
     if record.get('mirror'):
       machines.mirror = processes.Process.FromList(record['mirror'])
     machines.mirror_url = record.get('mirror_url')
     return machines
 
+  def HostProblem(self):
+    """Why this host cannot have these machines, or None when it can.
+
+    Private-system machines keep their overlays' upper layers under the
+    set's root, which overlayfs refuses on an overlay (a container's root
+    file system, say).
+    """
+    if not any(m.system for m in self.machines.values()):
+      return Problem()
+    problem = SystemProblem()
+    if problem:
+      return problem
+    existing = self.root
+    while not existing.exists():
+      existing = existing.parent
+    kind = _Run('findmnt', '-n', '-o', 'FSTYPE', '-T', str(existing)).stdout
+    if kind.strip() == 'overlay':
+      return (
+          'private-system machines cannot keep their changes under'
+          f' {self.root}, on overlayfs: make the set under another file'
+          ' system (ext4, xfs, tmpfs)'
+      )
+    return None
+
   def Create(self):
     """Builds the bridge and every machine and waits for their sshd.
 
     Raises:
-      HostMachinesError: this host cannot have machines (Problem), the tag
-        is taken, or a machine's sshd does not answer.
+      HostMachinesError: this host cannot have these machines
+        (HostProblem), the tag is taken, or a machine's sshd does not
+        answer.
     """
-    problem = Problem()
+    problem = self.HostProblem()
     if problem:
       raise HostMachinesError(problem)
     if self.root.exists():
@@ -596,6 +753,8 @@ class HostMachines:
       (d / 'state' / path.strip('/') / 'archives' / 'partial').mkdir(
           parents=True, exist_ok=True
       )
+    if machine.system:
+      self._PrepareSystem(machine)
     veth = f'{self.tag}v{index}'
     _Run('ip', 'netns', 'add', machine.netns)
     _Run(
@@ -640,7 +799,8 @@ class HostMachines:
         'MaxSessions 100\n'
         'Subsystem sftp internal-sftp\n'
         'MaxStartups 100\n'
-        f'PidFile {d / "sshd.pid"}\n'
+        # A private-system machine's own /run, where nothing is the host's.
+        f'PidFile {"/run/sshd.pid" if machine.system else d / "sshd.pid"}\n'
     )
     script = d / 'start.sh'
     script.write_text(self._StartScript(machine, config))
@@ -673,14 +833,66 @@ class HostMachines:
       # `ip netns exec`, `unshare` and `sh` all exec: the PID is sshd's.
       machine.sshd_pid = process.pid
 
+  def _PrepareSystem(self, machine):
+    """A private-system machine's overlay layers, stand-in and disk.
+
+    The upper layer of an overlay gives the merged tree's top directory its
+    owner and mode, so each takes the host's tree's; so does the upper /usr/bin
+    that holds the systemd stand-in's programs (found there by sudo's
+    secure_path). The disk is a sparse file of disk_size bytes on a loop
+    device of this host, recorded in the machine.
+    """
+    for tree in SYSTEM_TREES:
+      layer = machine.system_dir / tree.strip('/')
+      for part in ('upper', 'work'):
+        (layer / part).mkdir(parents=True)
+      _CopyOwnerAndMode(tree, layer / 'upper')
+    bin_dir = machine.system_dir / 'usr' / 'upper' / 'bin'
+    bin_dir.mkdir()
+    _CopyOwnerAndMode('/usr/bin', bin_dir)
+    program = (
+        f'#!{STANDIN_PYTHON} -I\n'
+        + pathlib.Path(systemd_standin.__file__).read_text()
+    )
+    for name in STANDIN_PROGRAMS:
+      (bin_dir / name).write_text(program)
+      (bin_dir / name).chmod(0o755)
+    with open(machine.disk_image, 'wb') as f:
+      f.truncate(self.disk_size)
+    machine.loop_device = _Run(
+        'losetup', '--find', '--show', str(machine.disk_image)
+    ).stdout.strip()
+
   @staticmethod
   def _StartScript(machine, config):
     """Mounts the machine's private directories, then becomes its sshd.
 
     /tmp is bound last: the set's own directories are never under it.
+
+    A private-system machine first binds its directory on /mnt, so its
+    layers and private directories are reached by a path no overlay hides
+    (the set may live under /var); it overlays SYSTEM_TREES and mounts its
+    own /run, binds its private directories over the overlays (dpkg's and
+    apt's state, /opt/pkb), builds its /mnt (data, the disk's link) in
+    /run and moves it over the staging bind, then makes the root directory
+    read-only.
     """
     d = machine.directory
     lines = ['set -e', f'hostname {shlex.quote(machine.name)}']
+    if machine.system:
+      lines.append(f'mount --bind {shlex.quote(str(d))} {_STAGING}')
+      d = pathlib.PurePosixPath(_STAGING)
+      for tree in SYSTEM_TREES:
+        layer = d / 'system' / tree.strip('/')
+        lines.append(
+            f'mount -t overlay overlay -o lowerdir={tree},upperdir='
+            f'{layer / "upper"},workdir={layer / "work"} {tree}'
+        )
+      lines += [
+          'mount -t tmpfs -o size=64m,mode=755 machine-run /run',
+          'mkdir -m 755 /run/sshd',
+          'mkdir -m 1777 /run/lock',
+      ]
     # /etc first: its own users, sudoers, name and hosts.
     binds = [(d / 'etc', '/etc'), (d / 'home', '/home')]
     binds += [(d / 'root', '/root'), (d / 'opt-pkb', '/opt/pkb')]
@@ -692,23 +904,42 @@ class HostMachines:
     lines.append('mkdir -p /opt/pkb')
     for source, target in binds:
       lines.append(f'mount --bind {shlex.quote(str(source))} {target}')
-    lines += [
-        'mount -t tmpfs -o size=1m,mode=755 local-mnt /mnt',
-        f'mkdir -p {DATA_MOUNT}',
-        f'mount --bind {shlex.quote(str(d / "data"))} {DATA_MOUNT}',
-        f'mount --bind {shlex.quote(str(d / "tmp"))} /tmp',
-        f'exec /usr/sbin/sshd -D -e -f {shlex.quote(str(config))}',
-    ]
+    if machine.system:
+      data = posixpath.join(_NEW_MNT, posixpath.relpath(DATA_MOUNT, '/mnt'))
+      disk = posixpath.join(_NEW_MNT, posixpath.relpath(DISK_PATH, '/mnt'))
+      lines += [
+          f'mount --bind {d / "tmp"} /tmp',
+          f'mkdir {_NEW_MNT}',
+          f'mount -t tmpfs -o size=1m,mode=755 local-mnt {_NEW_MNT}',
+          f'mkdir -p {data} {posixpath.dirname(disk)}',
+          f'mount --bind {d / "data"} {data}',
+          f'ln -s {shlex.quote(machine.loop_device)} {disk}',
+          f'umount {_STAGING}',
+          f'mount --move {_NEW_MNT} /mnt',
+          f'rmdir {_NEW_MNT}',
+          'mount -o remount,bind,ro /',
+      ]
+    else:
+      lines += [
+          'mount -t tmpfs -o size=1m,mode=755 local-mnt /mnt',
+          f'mkdir -p {DATA_MOUNT}',
+          f'mount --bind {shlex.quote(str(d / "data"))} {DATA_MOUNT}',
+          f'mount --bind {shlex.quote(str(d / "tmp"))} /tmp',
+      ]
+    lines.append(f'exec /usr/sbin/sshd -D -e -f {shlex.quote(str(config))}')
     return '\n'.join(lines) + '\n'
 
-  def SshCommand(self, machine, command):
-    """The ssh command line that runs `command` on a machine as root."""
+  def SshCommand(self, machine, command, user='root'):
+    """The ssh command line that runs `command` on a machine as `user`.
+
+    root, or LOGIN_USER as PKB logs in.
+    """
     return [
         'ssh',
         *SSH_OPTIONS,
         '-i',
         str(self.key_path),
-        f'root@{machine.address}',
+        f'{user}@{machine.address}',
         command,
     ]
 
@@ -719,10 +950,10 @@ class HostMachines:
     result = _Run(*self.SshCommand(machine, 'true'), check=False, timeout=10)
     return result.returncode == 0
 
-  def Ssh(self, name, command, check=True, timeout=120):
+  def Ssh(self, name, command, check=True, timeout=120, user='root'):
     """Runs a command on a machine over ssh; returns the CompletedProcess."""
     return _Run(
-        *self.SshCommand(self.machines[name], command),
+        *self.SshCommand(self.machines[name], command, user=user),
         check=check,
         timeout=timeout,
     )
@@ -830,6 +1061,41 @@ class HostMachines:
         **extra,
     }
 
+  def LoopDevices(self):
+    """{device: backing file} of this host's loop devices on the set's files.
+
+    Read from /sys/block/loop*/loop/backing_file: a device number alone
+    (a record's) could be another's by now, the backing file says whose it
+    is; and it finds the disks of a set whose owner died before recording
+    them.
+    """
+    root = os.path.realpath(self.root)
+    found = {}
+    for path in sorted(pathlib.Path('/sys/block').glob('loop*/loop')):
+      try:
+        backing = (path / 'backing_file').read_text().strip()
+      except OSError:
+        continue
+      backing = backing.removesuffix(' (deleted)')
+      if backing.startswith(root + os.sep):
+        found[f'/dev/{path.parent.name}'] = backing
+    return found
+
+  def _DetachDisks(self):
+    """Unmounts the set's loop devices here and detaches them.
+
+    The machines' own mounts of them went with their mount namespaces when
+    their processes ended; a device still held is detached when it is let
+    go (the kernel's lazy detach), waited for here a few seconds.
+    """
+    for device in self.LoopDevices():
+      for mount_point in _MountPointsOf(device):
+        _Run('umount', mount_point, check=False)
+      _Run('losetup', '--detach', device, check=False)
+    deadline = time.monotonic() + 10
+    while self.LoopDevices() and time.monotonic() < deadline:
+      time.sleep(0.1)
+
   def Destroy(self):
     """Ends every process by PID, removes namespaces, links and files.
 
@@ -842,6 +1108,7 @@ class HostMachines:
     for process in self._sshd_processes + [self._mirror_process]:
       if process is not None:
         process.poll()  # Reaps it: it is ended above.
+    self._DetachDisks()
     netns = set(NetnsNames())
     for machine in self.machines.values():
       if machine.netns in netns:
@@ -855,13 +1122,14 @@ class HostMachines:
     shutil.rmtree(self.root, ignore_errors=True)
 
   def Leftovers(self):
-    """What of the set still exists: namespaces, links, its directory."""
+    """What of the set still exists: namespaces, links, disks, directory."""
     left = [
         n for n in NetnsNames() if n == self.tag or n.startswith(f'{self.tag}-')
     ]
     left += [
         n for n in LinkNames() if n == self.tag or n.startswith(f'{self.tag}v')
     ]
+    left += [f'{d} ({f})' for d, f in self.LoopDevices().items()]
     if self.root.exists():
       left.append(str(self.root))
     return left

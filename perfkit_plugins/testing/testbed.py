@@ -137,8 +137,9 @@ def RemoveStale(root=DEFAULT_ROOT):
 
   A test bed's tag is PREFIX and its owner's PID; only tags of that form
   whose PID no process has are removed: their processes are ended by PID
-  (those in their network namespaces), then their namespaces, interfaces
-  and directories are removed.
+  (those in their network namespaces), their disks' loop devices detached
+  (found by their backing files), then their namespaces, interfaces and
+  directories are removed.
 
   Returns:
     The tags of the test beds removed.
@@ -179,7 +180,7 @@ class Testbed(host_machines.HostMachines):
 
   machine_class = Machine
 
-  def __init__(self, names, root=DEFAULT_ROOT, subnet=None):
+  def __init__(self, names, root=DEFAULT_ROOT, subnet=None, system_machines=()):
     """Describes a test bed; Create() builds it.
 
     Args:
@@ -187,12 +188,22 @@ class Testbed(host_machines.HostMachines):
       root: host directory under which this test bed's directory is made
         (never under /tmp: each machine mounts its own /tmp).
       subnet: an IPv4 /24; default a free one.
+      system_machines: names of the machines made private-system machines
+        (host_machines: their own /usr, /opt, /var and /run, a loop disk at
+        host_machines.DISK_PATH, a systemd stand-in), e.g. SERVERS for a
+        ScyllaDB engine run; by default none is.
     """
-    super().__init__(names, root, f'{PREFIX}{os.getpid()}', subnet=subnet)
+    super().__init__(
+        names,
+        root,
+        f'{PREFIX}{os.getpid()}',
+        subnet=subnet,
+        system_machines=system_machines,
+    )
 
   def Create(self):
     """Removes stale test beds, then builds this one."""
-    problem = Problem()
+    problem = self.HostProblem()
     if problem:
       raise host_machines.HostMachinesError(problem)
     RemoveStale(self.root.parent)
@@ -279,13 +290,17 @@ class Bed:
 
 @contextlib.contextmanager
 def MirroredTestbed(
-    names, temp_dir, cassandra_version=cassandra_build.CASSANDRA_50
+    names,
+    temp_dir,
+    cassandra_version=cassandra_build.CASSANDRA_50,
+    system_machines=(),
 ):
   """A test bed of `names` serving Cassandra and cassandra-stress; a Bed.
 
   The Cassandra tarball is built from Maven Central's jars (servers started
   with CASSANDRA_OPTIONS), cassandra-stress is StressTarball(), checked on
-  the machines against the checksum the mirror publishes beside it.
+  the machines against the checksum the mirror publishes beside it; the
+  machines named in `system_machines` are private-system ones (Testbed).
   Everything is destroyed on exit.
   """
   with tempfile.TemporaryDirectory() as scratch:
@@ -295,7 +310,7 @@ def MirroredTestbed(
         scratch,
         extra_options=CASSANDRA_OPTIONS,
     )
-    with Testbed(names) as testbed:
+    with Testbed(names, system_machines=system_machines) as testbed:
       mirror = mirror_lib.BuildMirror(
           testbed.root / 'mirror', tarball, StressTarball()
       )
