@@ -17,6 +17,8 @@
 import pathlib
 import re
 
+import pytest
+
 from perfkit_plugins.core.results import metadata_reference
 from perfkit_plugins.shell import scylla_phases_flags
 
@@ -71,3 +73,53 @@ def test_example_report_is_the_reports_output_on_the_run_fixture(capsys):
   assert example.rstrip('\n') == printed, 'README example is stale'
   image = re.search(r'!\[[^]]*\]\(([^)]+\.png)\)', README).group(1)
   assert (REPO / image).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+
+
+SWAP_SETUP = (
+    REPO.parent
+    / 'shared'
+    / 'scylladb'
+    / '2026.3.0-rc3'
+    / 'dist'
+    / 'common'
+    / 'scripts'
+    / 'scylla_swap_setup'
+)
+
+
+def test_the_readmes_swap_size_has_the_half_of_free_space_cap():
+  """scylla_swap_setup sizes the swap file as the smaller of 16 GiB and a
+  third of the RAM, then caps it at half the free space of its directory,
+  and refuses (so scylla_setup fails) when that half is 1 GiB or less; the
+  README says all of it."""
+  if not SWAP_SETUP.is_file():
+    pytest.skip(f'no ScyllaDB sources at {SWAP_SETUP}: CI checks out ../shared')
+  script = SWAP_SETUP.read_text()
+  for rule in (
+      'swapsize = GB(16) if GB(16) < int(memtotal / 3) else int(memtotal / 3)',
+      'half_of_diskfree = int(diskfree / 2)',
+      'if half_of_diskfree <= GB(1):',
+      'swapsize = half_of_diskfree',
+  ):
+    assert rule in script, rule
+  said = ' '.join(README.split('`scylla_swap` (', 1)[1].split(')')[0].split())
+  for rule in (
+      'the smaller of 16 GiB and a third of the RAM',
+      'at most half the free space of the boot disk',
+      '1 GiB or less',
+      '`--scylla_swap_setup=false`',
+  ):
+    assert rule in said, rule
+
+
+# The scylla-cluster-tests options that exist on its master
+# (bcde45b0a301e87821896a6e43237560d993204c, 2026-08-20; sdcm/sct_config.py
+# defines every option). `cs_safepoint_logging` is only in the unmerged
+# pull request scylladb/scylla-cluster-tests#15819.
+SCT_MASTER_OPTIONS = frozenset(('cs_extra_jvm_opts',))
+
+
+def test_loader_jvm_md_cites_only_options_scylla_cluster_tests_has():
+  doc = (REPO / 'docs' / 'loader_jvm.md').read_text()
+  cited = set(re.findall(r'`(cs_[a-z_]+)`', doc))
+  assert cited and cited <= SCT_MASTER_OPTIONS, cited - SCT_MASTER_OPTIONS

@@ -35,6 +35,7 @@ from perfkit_plugins.core.quiesce import node_status
 from perfkit_plugins.core.software import scylla_config
 from perfkit_plugins.engines import base
 from perfkit_plugins.operations import data_dir
+from perfkit_plugins.operations import quiet_units
 from perfkit_plugins.operations import raid
 
 SCRIPTS_DIR = raid.SCRIPTS_DIR
@@ -210,19 +211,11 @@ def DefaultRouteCommand():
 
 
 def QuietServicesCommand(cloud):
-  """Stops and masks the units ScyllaDB's images mask (those present).
+  """Stops and masks the units ScyllaDB's images mask (quiet_units).
 
-  On GCE it also tells the guest agent to leave NIC queues alone. Prints
-  `masked:` and the units it masked, for the record.
+  On GCE it also tells the guest agent to leave NIC queues alone.
   """
-  units = ' '.join(shlex.quote(u) for u in scylla_config.QuietUnits(cloud))
-  command = (
-      f'masked=; for unit in {units}; do'
-      ' if systemctl list-unit-files --no-legend "$unit" 2>/dev/null'
-      ' | grep -q .; then sudo systemctl stop "$unit" 2>/dev/null;'
-      ' sudo systemctl mask "$unit" >/dev/null && masked="$masked $unit";'
-      ' fi; done; echo "masked:$masked"'
-  )
+  command = quiet_units.MaskCommand(scylla_config.QuietUnits(cloud))
   if cloud == 'GCP':
     command = (
         f'printf {shlex.quote(scylla_config.GCE_NO_MULTIQUEUE)}'
@@ -230,6 +223,17 @@ def QuietServicesCommand(cloud):
         + command
     )
   return command
+
+
+def UnitPresentCommand(unit):
+  """Prints `present` when systemd finds `unit`'s file, else `missing`.
+
+  As scylla_util.systemd_unit looks a unit up (`systemctl cat`).
+  """
+  return (
+      f'systemctl cat {shlex.quote(unit)} > /dev/null 2>&1'
+      ' && echo present || echo missing'
+  )
 
 
 def ScyllaSetupCommand(args):
@@ -257,7 +261,13 @@ def LscpuCommand():
 
 
 def SwapCommand():
-  return 'swapon --show=NAME,TYPE,SIZE --bytes --noheadings'
+  """The swap areas, in bytes.
+
+  With sudo for sudo's PATH: swapon is in /usr/sbin, which is not on the
+  PATH of an ssh command on Debian's images (sshd's default,
+  /usr/local/bin:/usr/bin:/bin:/usr/games).
+  """
+  return 'sudo swapon --show=NAME,TYPE,SIZE --bytes --noheadings'
 
 
 def VersionCommand():
@@ -267,6 +277,18 @@ def VersionCommand():
 def ShowKeysCommand():
   """Lists the apt keyring's keys for machines (`gpg --with-colons`)."""
   return f'gpg --show-keys --with-colons {APT_KEYRING}'
+
+
+def _EnsureUnit(vm, unit, package):
+  """Installs `package` when the node has no `unit` (UnitPresentCommand).
+
+  scylla_setup of a release with a perf collector fails without its unit,
+  whether it is to enable it or, as here, to stop and disable it
+  (scylla_config.PERF_COLLECTOR_OPTION).
+  """
+  out, _ = vm.RemoteCommand(UnitPresentCommand(unit))
+  if out.strip() != 'present':
+    vm.InstallPackages(package)
 
 
 def ReadTuning(vm, nic):
@@ -371,7 +393,6 @@ class ScyllaEngine(base.Engine):
 
   Attributes:
     tuning_records: TuningRecord of every configured server, by VM name.
-    masked_units: the units QuietServicesCommand masked, by VM name.
   """
 
   NAME = 'scylla'
@@ -397,7 +418,6 @@ class ScyllaEngine(base.Engine):
     self.output_dir = output_dir
     self.extra_yaml = scylla_config.ParseYamlExtra(settings.yaml_extra)
     self.tuning_records = {}
-    self.masked_units = {}
     self._io_files = None
     self._lock = threading.Lock()
 
@@ -420,7 +440,7 @@ class ScyllaEngine(base.Engine):
         self.owner,
         self.settings.allow_existing_data,
     )
-    quiet, _ = vm.RemoteCommand(QuietServicesCommand(self.settings.cloud))
+    vm.RemoteCommand(QuietServicesCommand(self.settings.cloud))
     nic = self.settings.nic or self._DefaultNic(vm)
     with self._lock:
       io_files = self._io_files if self.settings.io_setup == 'reuse' else None
@@ -428,8 +448,15 @@ class ScyllaEngine(base.Engine):
       for path, text in io_files:
         vm.RemoteCommand(WriteFileCommand(path, text))
     help_text, _ = vm.RemoteCommand(raid.ScriptHelpCommand('scylla_setup'))
+    help_flags = scylla_config.ParseHelpFlags(help_text)
+    if scylla_config.PERF_COLLECTOR_OPTION in help_flags:
+      _EnsureUnit(
+          vm,
+          scylla_config.PERF_COLLECTOR_UNIT,
+          scylla_config.PERF_COLLECTOR_PACKAGE,
+      )
     args = scylla_config.ScyllaSetupArgs(
-        scylla_config.ParseHelpFlags(help_text),
+        help_flags,
         nic,
         run_iotune=not io_files,
         swap_setup=self.settings.swap_setup,
@@ -447,15 +474,15 @@ class ScyllaEngine(base.Engine):
     with self._lock:
       self.volumes[vm.name] = volume
       self.tuning_records[vm.name] = record
-      self.masked_units[vm.name] = scylla_config.ParseMaskedUnits(quiet)
 
   def Tuning(self, vms):
     """Every node's tuning read back, as the cluster's sample metadata.
 
     With each node's data volume (member disks, device, file system, mount
-    options) where this engine configured it. Differences to the rule and
-    between nodes are logged; a key on which the nodes differ lists every
-    node's value (tuning.ClusterMetadata).
+    options) where this engine configured it, and the noisy units masked
+    there (read back: Run may be another process than Prepare). Differences
+    to the rule and between nodes are logged; a key on which the nodes
+    differ lists every node's value (tuning.ClusterMetadata).
     """
     records = [
         ReadTuning(vm, self.settings.nic or self._DefaultNic(vm)) for vm in vms
@@ -464,9 +491,11 @@ class ScyllaEngine(base.Engine):
     for node, volume in self.volumes.items():
       if node in per_node:
         per_node[node].update(volume.Metadata())
-    for node, units in self.masked_units.items():
-      if node in per_node:
-        per_node[node]['scylla_masked_units'] = ' '.join(units) or 'none'
+    units = scylla_config.QuietUnits(self.settings.cloud)
+    for vm in vms:
+      per_node[vm.name]['scylla_masked_units'] = quiet_units.Metadata(
+          quiet_units.Masked(vm, units)
+      )
     metadata, differences = tuning.ClusterMetadata(per_node)
     for difference in differences:
       logging.warning('ScyllaDB tuning differs: %s', difference)

@@ -38,6 +38,7 @@ from perfkitbenchmarker import errors
 from perfkit_plugins import discovery
 from perfkit_plugins.operations import cluster
 from perfkit_plugins.operations import phase_runner
+from perfkit_plugins.operations import quiet_units
 from perfkit_plugins.operations import run_context
 from perfkit_plugins.operations import run_files
 from perfkit_plugins.operations import run_sequence
@@ -147,12 +148,17 @@ def CheckPrerequisites(benchmark_config):
 
 
 def _PrepareLoader(vm):
-  """Installs cassandra-stress and readies PKB's long-command helper.
+  """Quiets the loader, installs cassandra-stress, readies PKB's helper.
 
-  PKB installs RobustRemoteCommand's helper (python3 and two scripts) on a
-  VM's first RobustRemoteCommand; doing it here keeps that out of the first
-  step, whose loaders must all start together.
+  Apt's timers, snapd and the cloud's agent are masked first, as on the
+  servers (quiet_units.QuietLoader): a job that wakes during a fixed-rate
+  step delays the loader's requests. PKB installs RobustRemoteCommand's
+  helper (python3 and two scripts) on a VM's first RobustRemoteCommand;
+  doing it here keeps that out of the first step, whose loaders must all
+  start together.
   """
+  masked = quiet_units.QuietLoader(vm, package_settings.ForPackage(vm))
+  logging.info('%s: masked %s', vm.name, quiet_units.Metadata(masked))
   vm.Install('scylla_cassandra_stress')
   vm.RobustRemoteCommand('true')
 

@@ -156,6 +156,11 @@ def ReleaseCommand(path, owner, remove_command):
   )
 
 
+def DescribeCommand(path):
+  """The source, type and options of the file system holding `path`."""
+  return 'findmnt -n -o SOURCE,FSTYPE,OPTIONS --target ' + shlex.quote(path)
+
+
 def Describe(vm, path):
   """What backs `path` on one server, as a DataVolume.
 
@@ -164,9 +169,7 @@ def Describe(vm, path):
   not listed (disks None): only the array the benchmark builds itself knows
   them.
   """
-  out, _ = vm.RemoteCommand(
-      'findmnt -n -o SOURCE,FSTYPE,OPTIONS --target ' + shlex.quote(path)
-  )
+  out, _ = vm.RemoteCommand(DescribeCommand(path))
   fields = out.split()
   if len(fields) != 3:
     raise ValueError(f'{vm.name}: no file system holds {path}: {out!r}')

@@ -16,10 +16,10 @@
 
 The servers' tuning, what every machine reports of itself (vCPUs, memory and
 NUMA nodes of each server and loader, one value per group when its machines
-agree and every machine's otherwise), and the version of cassandra-stress
-every loader reports. Machines of a type the benchmark knows are also
-described by the type; own machines (static VMs) and unknown types only by
-what they report.
+agree and every machine's otherwise), the units masked on each loader, and
+the version of cassandra-stress every loader reports. Machines of a type the
+benchmark knows are also described by the type; own machines (static VMs)
+and unknown types only by what they report.
 """
 
 import logging
@@ -29,8 +29,10 @@ from perfkit_plugins.core.machines import cost
 from perfkit_plugins.core.machines import machines
 from perfkit_plugins.core.machines import tuning
 from perfkit_plugins.core.results import sample_rows
+from perfkit_plugins.core.software import scylla_config
 from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_tools
+from perfkit_plugins.operations import quiet_units
 from perfkit_plugins.operations import stress_install
 from perfkit_plugins.operations import vm_clocks
 
@@ -95,6 +97,18 @@ def LoaderJvmFacts(env):
   }
 
 
+def LoaderMaskedUnits(env):
+  """{loader name: the quieted units masked on it, as metadata}."""
+  units = scylla_config.QuietUnits(env.settings.cloud)
+  masked = env.run_threaded(
+      lambda vm: quiet_units.Masked(vm, units), list(env.loaders)
+  )
+  return {
+      vm.name: {'scylla_loader_masked_units': quiet_units.Metadata(m)}
+      for vm, m in zip(env.loaders, masked)
+  }
+
+
 def ReadRunContext(env, cluster):
   """What every sample says about the cluster, read from the VMs.
 
@@ -112,7 +126,10 @@ def ReadRunContext(env, cluster):
   tuning_metadata, shards = env.engine.Tuning(servers)
   tuning_metadata = dict(tuning_metadata)
   tuning_metadata.update(GroupFacts(servers, 'server'))
-  tuning_metadata.update(GroupFacts(loaders, 'loader', LoaderJvmFacts(env)))
+  loader_facts = LoaderJvmFacts(env)
+  for name, facts in LoaderMaskedUnits(env).items():
+    loader_facts.setdefault(name, {}).update(facts)
+  tuning_metadata.update(GroupFacts(loaders, 'loader', loader_facts))
   # The RAM the data set was sized from (what the servers report) and, when
   # it differs, the machine table's estimate the plan used.
   tuning_metadata.update(

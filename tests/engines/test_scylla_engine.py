@@ -97,7 +97,7 @@ def _Server(testdata, name, ip, lsblk, by_id, vcpus, numa_nodes, nic):
   vm.Reply(r'^ip -o -4 route', f'default via 10.128.0.1 dev {nic} proto dhcp\n')
   vm.Reply(r'^findmnt', '/dev/md0 xfs rw,noatime,discard\n')
   vm.Reply(r'masked=; for unit in', QUIET_OUTPUT)
-  vm.Reply(r'^swapon --show', testdata('swap', 'swapfile-64m.txt'))
+  vm.Reply(r'^sudo swapon --show', testdata('swap', 'swapfile-64m.txt'))
   vm.Reply(
       r'cat /etc/scylla.d/cpuset.conf',
       testdata('scylla_setup', f'cpuset-{shape}.conf')

@@ -140,6 +140,8 @@ class PkbFakeVm(fake_vm.FakeVm):
     # `date +%s.%N` prints it.
     self.Reply(r'^date \+%s\.%N$', lambda _: f'{time.time():.9f}\n')
     self.Reply(r'^lscpu ', fake_vm.LscpuListing(self.num_cpus, 1))
+    # quiet_units' mask and read-back: nothing of the list on this image.
+    self.Reply(r'^masked=; for unit in ', 'masked:\n')
     self.Reply(
         r'/bin/cassandra-stress version$',
         (REPO / 'tests/testdata/stress_tool/version-3.18.1.txt').read_text(),

@@ -76,8 +76,8 @@ class TuningRecord:
       scylla_prepare applied when the server started) or IRQ_COMPUTED
       (perftune's rule, asked before the first start).
     swap: (path, bytes) of each active swap area (scylla_setup makes
-      /swapfile on the boot disk: the smaller of 16 GB and a third of the
-      RAM, at most half the free space).
+      /swapfile on the boot disk: the smaller of 16 GiB and a third of the
+      RAM, at most half the boot disk's free space).
     signing_keys: full fingerprints of the keys the node trusts for
       ScyllaDB's packages (its apt keyring), empty when none was read.
   """

@@ -1019,6 +1019,18 @@ SECTIONS = (
                 ),
             ),
             Key(
+                'scylla_loader_masked_units',
+                STR,
+                _EVERY
+                + ', once the loaders are read; each loader listed'
+                ' where they differ',
+                (
+                    'As `scylla_masked_units`, on the loaders: masked before'
+                    ' cassandra-stress is installed, except on own machines'
+                    ' (static VMs), which stay as they are.'
+                ),
+            ),
+            Key(
                 'scylla_stress_tool',
                 STR,
                 _EVERY,
@@ -1257,10 +1269,11 @@ SECTIONS = (
             Key(
                 'scylla_masked_units',
                 STR,
-                _SCYLLA + '; servers this run configured',
+                _SCYLLA_TEXT,
                 (
-                    "The systemd units masked as ScyllaDB's images mask them,"
-                    ' space-separated, or none.'
+                    'The systemd units masked on the servers of those'
+                    " ScyllaDB's images mask (apt's timers, snapd, the"
+                    " cloud's agent), read back; space-separated, or none."
                 ),
             ),
             Key(

@@ -135,6 +135,17 @@ YAML_EXTRA_MAX_CHARS = 16384
 # before it (6.0 .. 2025.1.1) tablets are switched with enable_tablets.
 TABLETS_MODE_SINCE = (2025, 1, 2)
 
+# From 2026.4 (scylladb master f4a4091ca2, commit ecd6d64fdc) scylla_setup
+# enables and starts a system-wide `perf record` service unless given this
+# option, and with it stops and disables the service. Either way it first
+# looks the unit up (scylla_util.systemd_unit: `systemctl cat`) and fails at
+# its last step when there is none. The unit comes with its own package,
+# which the `scylla` metapackage only recommends: an image that installs no
+# recommended packages has scylla_setup but not the unit.
+PERF_COLLECTOR_OPTION = '--no-perf-collector-setup'
+PERF_COLLECTOR_UNIT = 'scylla-perf-collector.service'
+PERF_COLLECTOR_PACKAGE = 'scylla-perf-collector'
+
 _RELEASE_RE = re.compile(r'^(\d{1,4})\.(\d{1,2})(?:\.(\d{1,3}))?$')
 _HELP_FLAG_RE = re.compile(r'(?<![\w-])(--[a-z0-9][a-z0-9-]*)')
 _YAML_KEY_RE = re.compile(r'^[a-z][a-z0-9_]*$')
@@ -224,10 +235,10 @@ def ScyllaSetupArgs(help_flags, nic, run_iotune, swap_setup=True):
   the first node's io_properties.yaml. NTP, coredump and version-check
   steps are skipped: they change nothing ScyllaDB's performance depends on
   and reach the network or fill the boot disk. So is the perf collector
-  where the release has one: it samples every CPU (`perf record -a`) all
-  along, which the measured database would pay for. An option the installed
-  scylla_setup does not list is never passed (argparse exits on unknown
-  options).
+  where the release has one (PERF_COLLECTOR_OPTION): it samples every CPU
+  (`perf record -a`) all along, which the measured database would pay for.
+  An option the installed scylla_setup does not list is never passed
+  (argparse exits on unknown options).
 
   Args:
     help_flags: ParseHelpFlags of the node's `scylla_setup --help`.
@@ -252,8 +263,7 @@ def ScyllaSetupArgs(help_flags, nic, run_iotune, swap_setup=True):
           '--no-version-check',
           '--no-ntp-setup',
           '--no-coredump-setup',
-          # From 2026.4: a system-wide `perf record` service, on by default.
-          '--no-perf-collector-setup',
+          PERF_COLLECTOR_OPTION,
       )
       if f in help_flags
   ]
@@ -521,11 +531,14 @@ def KeyLookupUrl(server, key):
   )
 
 
-# What ScyllaDB's machine images mask while the image is built
+# What ScyllaDB's machine images mask or remove while the image is built
 # (scylla-machine-image, packer/scylla_install_image): periodic package
-# and housekeeping jobs that would run beside the measured database, and
-# each cloud's agent that changes the system on its own. Masked on the
-# servers before scylla_setup, for the run (the VMs are the run's own).
+# and housekeeping jobs that would run beside the measured database, snapd
+# (the image purges it: it refreshes snaps on its own schedule) and each
+# cloud's agent that changes the system on its own (on AWS's Ubuntu images
+# the SSM agent is a snap; the image removes its unit too). Masked on the
+# run's own machines, servers before scylla_setup and loaders before
+# cassandra-stress is installed (operations/quiet_units.py).
 QUIET_UNITS = (
     'apt-daily.timer',
     'apt-daily-upgrade.timer',
@@ -542,10 +555,17 @@ QUIET_UNITS = (
     'fstrim.service',
     'etckeeper.timer',
     'etckeeper.service',
+    # The socket first: it would start the service again.
+    'snapd.socket',
+    'snapd.service',
+    'snapd.snap-repair.timer',
 )
 QUIET_CLOUD_UNITS = {
     'GCP': ('google-osconfig-agent.service',),
-    'AWS': ('amazon-ssm-agent.service',),
+    'AWS': (
+        'amazon-ssm-agent.service',
+        'snap.amazon-ssm-agent.amazon-ssm-agent.service',
+    ),
     'Azure': ('walinuxagent.service',),
 }
 # GCE's guest agent sets up NIC queues and their IRQs itself unless told
@@ -556,12 +576,12 @@ GCE_NO_MULTIQUEUE = '[InstanceSetup]\nset_multiqueue = false\n'
 
 
 def QuietUnits(cloud):
-  """The units QuietServicesCommand masks on a server of `cloud`."""
+  """The units masked on a run's own machine of `cloud`."""
   return QUIET_UNITS + QUIET_CLOUD_UNITS.get(cloud, ())
 
 
 def ParseMaskedUnits(text):
-  """The units a QuietServicesCommand output says it masked, sorted."""
+  """The units a quiet_units command printed (`masked:` and them), sorted."""
   for line in text.splitlines():
     if line.startswith('masked:'):
       return tuple(sorted(line.split()[1:]))
