@@ -123,7 +123,10 @@ SYSTEM_TREES = ('/usr', '/opt', '/var')
 # Where a private-system machine sees its disk: a link to its loop device,
 # the same path on every machine.
 DISK_PATH = '/mnt/disks/disk0'
-DEFAULT_DISK_SIZE = 2 << 30
+# A sparse file: what XFS and the database write is what it takes. ScyllaDB's
+# scylla_io_setup refuses a data file system with less than 10 GB free
+# (dist/common/scripts/scylla_io_setup:180-187).
+DEFAULT_DISK_SIZE = 12 << 30
 # What private-system machines need of this host, with its Debian package:
 # the loop devices, and what ScyllaDB's scylla_raid_setup runs on them
 # (it would try to install the last three, which fails offline).
@@ -1019,14 +1022,16 @@ class HostMachines:
     _Wait(Serves, 30, f'the mirror at {self.mirror_url}')
     return self.mirror_url
 
-  def PkbConfig(self, servers, loaders, flags):
+  def PkbConfig(self, servers, loaders, flags, data_mount=DATA_MOUNT):
     """A benchmark config whose groups are these machines as static VMs.
 
     Args:
-      servers: machine names of the servers (their data disk declared at
-        DATA_MOUNT).
+      servers: machine names of the servers.
       loaders: machine names of the loaders.
       flags: the config's `flags:`.
+      data_mount: the mount point the servers declare for their data disk:
+        DATA_MOUNT, or the ScyllaDB engine's /var/lib/scylla, where
+        --scylla_raid_devices builds the volume on DISK_PATH.
 
     Returns:
       The config as a dict, for YAML.
@@ -1037,7 +1042,7 @@ class HostMachines:
                 'servers': {
                     'static_vms': [
                         self.StaticVm(
-                            n, disk_specs=[{'mount_point': DATA_MOUNT}]
+                            n, disk_specs=[{'mount_point': data_mount}]
                         )
                         for n in servers
                     ]

@@ -85,6 +85,8 @@ SOURCE_NAME = VERSION.replace('~', '-')
 MAINTAINER = 'perfkit-plugins <perfkit-plugins@localhost.invalid>'
 # ScyllaDB's apt repository: one directory per series, suite, component.
 REPOSITORY_DIR = f'scylladb-{SERIES}'
+# The apt list file on a mirror, as --scylla_repo_url's template names it.
+LIST_NAME = 'scylla-{version}.list'
 SUITE = 'stable'
 COMPONENT = 'main'
 
@@ -124,6 +126,15 @@ STANDIN_PACKAGE = 'scylla_standin'
 STANDIN_SHARE = f'{PREFIX}/share/standin'
 STANDIN_LIB = f'{STANDIN_SHARE}/lib'
 STANDIN_BINARIES = {'scylla': 'scylla', 'iotune': 'iotune'}
+# Programs ScyllaDB's relocatable package carries in libexec/ (install.sh
+# :439-442) that Debian packages too: the real ones, linked from there
+# (scylla_prepare:76-84 runs /opt/scylladb/bin/hwloc-calc), and the
+# Debian package that has them, which scylla-server then depends on.
+DEBIAN_BINARIES = {
+    'hwloc-calc': '/usr/bin/hwloc-calc',
+    'hwloc-distrib': '/usr/bin/hwloc-distrib',
+}
+DEBIAN_BINARIES_PACKAGE = 'hwloc'
 CQLSH_DIR = f'{PREFIX}/share/cassandra/bin'
 # scylla-cqlsh carries what its stand-in imports, as it needs no server.
 CQLSH_LIB = f'{PREFIX}/share/cassandra/lib'
@@ -566,12 +577,20 @@ def _StageInstallSh(source, root, cassandra_tarball):
 
   # The binaries (439-442): the stand-ins in libexec/, each with install.sh's
   # thunk in bin/ (adjust_bin, 147-164).
-  for name, module in STANDIN_BINARIES.items():
-    _Write(
-        prefix / 'libexec' / name,
-        _Launcher(name, module, PYTHON3, f'{PREFIX}/libexec/{name}'),
-        0o755,
-    )
+  for name in [*STANDIN_BINARIES, *DEBIAN_BINARIES]:
+    if name in STANDIN_BINARIES:
+      _Write(
+          prefix / 'libexec' / name,
+          _Launcher(
+              name,
+              STANDIN_BINARIES[name],
+              PYTHON3,
+              f'{PREFIX}/libexec/{name}',
+          ),
+          0o755,
+      )
+    else:
+      (prefix / 'libexec' / name).symlink_to(DEBIAN_BINARIES[name])
     _Write(
         prefix / 'bin' / name,
         Heredoc(
@@ -685,6 +704,15 @@ def _StageInstallSh(source, root, cassandra_tarball):
       source.root / 'seastar' / 'scripts' / 'perftune.py',
       root,
   )
+  # seastar's perftune.py stays in scripts/libexec/; its wrapper is the
+  # stand-in's, which leaves out the disk tuning a loop device cannot have.
+  _Write(
+      root / PREFIX.lstrip('/') / 'scripts' / 'perftune.py',
+      _Launcher(
+          'perftune.py', 'perftune', PYTHON3, f'{PREFIX}/scripts/perftune.py'
+      ),
+      0o755,
+  )
 
   # debian/rules:26: Debian's housekeeping sysconfig.
   _Install(
@@ -778,6 +806,16 @@ def _TemplatePackages(source, staging):
     fields += [f for f in inherited if f[0] not in own]
     fields.append(['Description', values['Description'] + '\n' + _STANDIN_NOTE])
     name = values['Package']
+    if name == SERVER:
+      depends = dict(fields).get('Depends')
+      fields = [f for f in fields if f[0] != 'Depends']
+      fields.insert(
+          0,
+          [
+              'Depends',
+              ', '.join(filter(None, (depends, DEBIAN_BINARIES_PACKAGE))),
+          ],
+      )
     packages[name] = _Package(name, source_name, fields, staging / name)
   return packages
 
@@ -1246,3 +1284,33 @@ def BuildAptRepository(debs, repo_dir, gnupg_home):
         check=False,
     )
   return Repository(root, fingerprint, armored_key)
+
+
+def MirrorFlags(repository, mirror_dir, base_url):
+  """Serves a repository from a mirror; the benchmark flags installing it.
+
+  Writes the apt list file of every series of the repository where
+  --scylla_repo_url's template finds it. The engine imports the mirror's
+  own key (--scylla_repo_key_fingerprints) from the mirror's key server
+  (mirror_server answers HKP lookups from its keys/ directory), over
+  gpg's key-server path first, as it would from ScyllaDB's.
+
+  Args:
+    repository: BuildAptRepository's result, built in mirror_dir.
+    mirror_dir: the directory the mirror serves.
+    base_url: the mirror's base URL, http://HOST:PORT.
+
+  Returns:
+    {flag name: value}.
+  """
+  list_name = LIST_NAME.format(version=SERIES)
+  (pathlib.Path(mirror_dir) / list_name).write_text(
+      repository.ListFile(base_url)
+  )
+  host_port = base_url.split('://', 1)[1].rstrip('/')
+  return {
+      'scylla_release': SERIES,
+      'scylla_repo_url': f'{base_url}/{LIST_NAME}',
+      'scylla_key_server': f'hkp://{host_port}',
+      'scylla_repo_key_fingerprints': repository.fingerprint,
+  }

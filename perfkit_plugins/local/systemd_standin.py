@@ -999,6 +999,15 @@ def _Limit(text):
   return values[0], values[-1]
 
 
+def _Lower(limit, other):
+  """The lower of two resource limits (RLIM_INFINITY is the highest)."""
+  if limit == resource.RLIM_INFINITY:
+    return other
+  if other == resource.RLIM_INFINITY:
+    return limit
+  return min(limit, other)
+
+
 def _SignalNumber(text, default):
   if not text:
     return default
@@ -1431,16 +1440,36 @@ class _Supervisor(_Runner):
     """Limit*= and OOMScoreAdjust= (systemd.exec(5)), set on this process.
 
     Every process of the unit inherits them, as systemd sets them on each.
+    systemd, PID 1, may raise a hard limit (CAP_SYS_RESOURCE); a stand-in
+    in a container without that capability cannot: it sets the most it
+    may, the limit's present hard one, and says so in the journal (the
+    server then checks what it got, as ScyllaDB checks RLIMIT_NOFILE).
     """
     for key in _LIMITS:
       value = self.unit.Value('Service', key)
       if value:
         limit = getattr(resource, 'RLIMIT_' + key[len('Limit') :].upper())
-        resource.setrlimit(limit, _Limit(value))
+        wanted = _Limit(value)
+        try:
+          resource.setrlimit(limit, wanted)
+        except (OSError, ValueError):
+          hard = resource.getrlimit(limit)[1]
+          resource.setrlimit(limit, tuple(_Lower(w, hard) for w in wanted))
+          self.journal.System(
+              f"{self.unit.name}: {key}={value} is above this host's hard"
+              f' limit {hard} (no CAP_SYS_RESOURCE): set to it'
+          )
     adjust = self.unit.Value('Service', 'OOMScoreAdjust')
     if adjust:
-      with open('/proc/self/oom_score_adj', 'w') as f:
-        f.write(adjust)
+      try:
+        with open('/proc/self/oom_score_adj', 'w') as f:
+          f.write(adjust)
+      except PermissionError:
+        # Lowering it needs CAP_SYS_RESOURCE too (proc(5)).
+        self.journal.System(
+            f'{self.unit.name}: OOMScoreAdjust={adjust} not set: lowering'
+            ' it needs CAP_SYS_RESOURCE, which this host does not give'
+        )
 
   def _StartMain(self, deadline):
     """Starts the main process (or, Type=oneshot, runs ExecStart=).

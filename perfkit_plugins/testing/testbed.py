@@ -45,6 +45,7 @@ from perfkit_plugins.local import cassandra_build
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import mirror as mirror_lib
 from perfkit_plugins.local import processes
+from perfkit_plugins.local import scylla_build
 from perfkit_plugins.testing import pkb_checkout
 
 DEFAULT_ROOT = pathlib.Path('/var/tmp/perfkit_plugins_testbed')
@@ -53,6 +54,10 @@ PREFIX = 'pkbtb'
 # The machines of a test bed for a whole run: 3 servers, 2 loaders.
 SERVERS = ('server-0', 'server-1', 'server-2')
 LOADERS = ('loader-0', 'loader-1')
+# A ScyllaDB server of the same test bed: a private-system machine (its own
+# /usr, /opt, /var, a loop disk, the systemd stand-in) that installs the
+# ScyllaDB packages built from ScyllaDB's setup files.
+SCYLLA_SERVERS = ('scylla-0',)
 # Every run's loader flags here. The machines share the host's memory and
 # cores, and each reports the host's memory: the default heap (a quarter of
 # it, 6 GiB here) pinned and touched at every step's start took about 25 s
@@ -294,6 +299,7 @@ def MirroredTestbed(
     temp_dir,
     cassandra_version=cassandra_build.CASSANDRA_50,
     system_machines=(),
+    scylla_source=None,
 ):
   """A test bed of `names` serving Cassandra and cassandra-stress; a Bed.
 
@@ -301,6 +307,10 @@ def MirroredTestbed(
   with CASSANDRA_OPTIONS), cassandra-stress is StressTarball(), checked on
   the machines against the checksum the mirror publishes beside it; the
   machines named in `system_machines` are private-system ones (Testbed).
+  With `scylla_source` (ScyllaDB's setup files: scylla_build.SourceDir())
+  the mirror also serves ScyllaDB's packages built from them with the
+  stand-in server (scylla_build), as a signed apt repository with its key,
+  and the Bed's flags install them.
   Everything is destroyed on exit.
   """
   with tempfile.TemporaryDirectory() as scratch:
@@ -314,8 +324,16 @@ def MirroredTestbed(
       mirror = mirror_lib.BuildMirror(
           testbed.root / 'mirror', tarball, StressTarball()
       )
+      if scylla_source:
+        repository = scylla_build.BuildAptRepository(
+            scylla_build.BuildPackages(scylla_source, tarball, scratch),
+            mirror.directory,
+            pathlib.Path(scratch) / 'gnupg',
+        )
       url = testbed.StartMirror(mirror.directory)
       flags = mirror.Flags(url)
+      if scylla_source:
+        flags |= scylla_build.MirrorFlags(repository, mirror.directory, url)
       # The test bed checks cassandra-stress against the `.sha256` the
       # mirror publishes beside it, as a release asset is checked.
       del flags['scylla_stress_checksum']

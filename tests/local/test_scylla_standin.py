@@ -39,6 +39,7 @@ from scylla_standin import cqlsh
 from scylla_standin import iotune
 from scylla_standin import nodetool
 from scylla_standin import package
+from scylla_standin import perftune
 from scylla_standin import program_options as po
 from scylla_standin import rest_api
 from scylla_standin import scylla
@@ -538,3 +539,83 @@ def test_cqlsh_without_a_node_is_a_connection_error():
         '-e',
         compactions.SCYLLA_TABLETS_QUERY,
     ])
+
+
+# ScyllaDB's calls (scylla_util.py:259-261, scylla_sysconfig_setup:72).
+_SYSCONFIG_CALL = [
+    '--tune',
+    'disks',
+    '--dir',
+    '/var/lib/scylla/data',
+    '--dir',
+    '/var/lib/scylla/commitlog',
+    '--tune',
+    'net',
+    '--nic',
+    'eth0',
+    '--get-cpu-mask',
+]
+_NET_QUERY = ['--tune', 'net', '--nic', 'eth0', '--get-cpu-mask']
+
+
+def test_perftune_leaves_out_only_the_disk_tuning_of_loop_devices():
+  args, left_out, dumped = perftune.Filtered(
+      _SYSCONFIG_CALL, loop=lambda _: True, tunable=lambda _: True
+  )
+  assert args == _NET_QUERY and not dumped
+  assert left_out == {
+      'disks': ['/var/lib/scylla/data', '/var/lib/scylla/commitlog']
+  }
+  assert perftune.Filtered(
+      _SYSCONFIG_CALL, loop=lambda _: False, tunable=lambda _: True
+  ) == (_SYSCONFIG_CALL, {}, ())
+  # perftune.py skips a directory that does not exist; so does the filter.
+  args, _, _ = perftune.Filtered(
+      _SYSCONFIG_CALL,
+      loop=lambda p: None if 'commitlog' in p else True,
+      tunable=lambda _: True,
+  )
+  assert args == _NET_QUERY
+
+
+def test_perftune_queries_on_a_veth_ask_the_system_tuner():
+  args, left_out, dumped = perftune.Filtered(
+      _SYSCONFIG_CALL, loop=lambda _: True, tunable=lambda _: False
+  )
+  assert args == ['--nic', 'eth0', '--get-cpu-mask', '--tune', 'system']
+  assert set(left_out) == {'disks', 'net'}
+  assert dumped == ('disks', 'net')
+  tuning = [a for a in _SYSCONFIG_CALL if a != '--get-cpu-mask']
+  assert (
+      perftune.Filtered(tuning, loop=lambda _: True, tunable=lambda _: False)[0]
+      is None
+  )
+
+
+def test_perftune_options_file_of_loop_devices_tunes_the_nic(tmp_path):
+  options = tmp_path / 'perftune.yaml'
+  options.write_text(
+      yaml.safe_dump({
+          'tune': ['net', 'disks'],
+          'nic': ['eth0'],
+          'dir': ['/var/lib/scylla/data'],
+          'irq_cpu_mask': '0x1',
+      })
+  )
+  args, left_out, _ = perftune.Filtered(
+      ['--options-file', str(options)],
+      loop=lambda _: True,
+      tunable=lambda _: True,
+  )
+  assert left_out == {'disks': ['/var/lib/scylla/data']}
+  written = yaml.safe_load(pathlib.Path(args[1]).read_text())
+  os.unlink(args[1])
+  assert written == {'tune': ['net'], 'nic': ['eth0'], 'irq_cpu_mask': '0x1'}
+  assert (
+      perftune.Filtered(
+          ['--options-file', str(options)],
+          loop=lambda _: True,
+          tunable=lambda _: False,
+      )[0]
+      is None
+  )

@@ -14,15 +14,17 @@
 
 """One test bed of real machines for every test of this folder.
 
-Five machines (three servers, two loaders: perfkit_plugins/testing/
-testbed.py) and a mirror on the host serving the Apache Cassandra tarball
-built from Maven Central's jars and ScyllaDB's cassandra-stress binary
-distribution. Built once per session, destroyed at its end. Stock pkb.py
-reaches the machines as static VMs.
+Six machines (three Cassandra servers, two loaders and a ScyllaDB server:
+perfkit_plugins/testing/testbed.py) and a mirror on the host serving the
+Apache Cassandra tarball built from Maven Central's jars, ScyllaDB's
+cassandra-stress binary distribution, and ScyllaDB's packages built from
+its setup files (../shared/scylladb) with their signing key. Built once
+per session, destroyed at its end. Stock pkb.py reaches the machines as
+static VMs.
 
 Skipped with a reason when something it needs is missing (root, sshd, the
-stress tarball, Java and the Cassandra jars, a PKB checkout); `.ci/run`
-provides all of it and fails when it cannot.
+stress tarball, Java and the Cassandra jars, ScyllaDB's setup files, a PKB
+checkout); `.ci/run` provides all of it and fails when it cannot.
 """
 
 import pathlib
@@ -30,6 +32,8 @@ import shutil
 
 import pytest
 
+from perfkit_plugins.local import host_machines
+from perfkit_plugins.local import scylla_build
 from perfkit_plugins.testing import cassandra_node
 from perfkit_plugins.testing import pkb_checkout
 from perfkit_plugins.testing import testbed as testbed_lib
@@ -44,6 +48,14 @@ def _Problem():
     return (
         f'no cassandra-stress distribution at {tarball} (with its .sha256):'
         f' set {testbed_lib.STRESS_TARBALL_ENV}'
+    )
+  problem = host_machines.SystemProblem()
+  if problem:
+    return problem
+  if not (scylla_build.SourceDir() / 'install.sh').is_file():
+    return (
+        f'no ScyllaDB setup files at {scylla_build.SourceDir()}: set'
+        f' {scylla_build.SOURCE_ENV}'
     )
   version = cassandra_node.CASSANDRA_50
   lib_dir = cassandra_node.LibDir(version)
@@ -62,6 +74,9 @@ def bed(tmp_path_factory):
   pkb_checkout.RequireOrSkip()
   # PKB's run directories stay after the session, in pytest's temp dir.
   with testbed_lib.MirroredTestbed(
-      testbed_lib.SERVERS + testbed_lib.LOADERS, tmp_path_factory.mktemp('pkb')
+      testbed_lib.SERVERS + testbed_lib.LOADERS + testbed_lib.SCYLLA_SERVERS,
+      tmp_path_factory.mktemp('pkb'),
+      system_machines=testbed_lib.SCYLLA_SERVERS,
+      scylla_source=scylla_build.SourceDir(),
   ) as bed:
     yield bed

@@ -55,6 +55,9 @@ NOT_KEYS = {
     'scylla_phases_report': "scylla-phases-report's plots directory",
     'scylla_setup': "ScyllaDB's setup script",
     'scylla_raid_setup': "ScyllaDB's RAID script",
+    'scylla_kernel_check': "ScyllaDB's kernel check script",
+    'scylla_tune_sched': "ScyllaDB's scheduler tuning script",
+    'scylla_standin': "the stand-in ScyllaDB server's Python package",
 }
 # The package modules PKB installs by name (vm.Install('scylla_server')).
 PACKAGES = {path.stem for path in (REPO / 'linux_packages').glob('*.py')}
