@@ -128,13 +128,17 @@ DISK_PATH = '/mnt/disks/disk0'
 # (dist/common/scripts/scylla_io_setup:180-187).
 DEFAULT_DISK_SIZE = 12 << 30
 # What private-system machines need of this host, with its Debian package:
-# the loop devices, and what ScyllaDB's scylla_raid_setup runs on them
-# (it would try to install the last three, which fails offline).
+# the loop devices, and what ScyllaDB's scripts run there and would try to
+# install otherwise, which fails offline (scylla_raid_setup:218-222 and
+# :377-380, scylla_cpuscaling_setup:46-49; hwloc-calc: scylla_prepare:76).
 SYSTEM_TOOLS = {
     'losetup': 'util-linux',
     'mkfs.xfs': 'xfsprogs',
     'mdadm': 'mdadm',
     'udevadm': 'udev',
+    'update-initramfs': 'initramfs-tools',
+    'cpufreq-set': 'cpufrequtils',
+    'hwloc-calc': 'hwloc',
 }
 # The interpreter of the systemd stand-in inside the machines (the host's).
 STANDIN_PYTHON = '/usr/bin/python3'
