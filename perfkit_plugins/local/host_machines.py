@@ -123,6 +123,9 @@ SYSTEM_TREES = ('/usr', '/opt', '/var')
 # Where a private-system machine sees its disk: a link to its loop device,
 # the same path on every machine.
 DISK_PATH = '/mnt/disks/disk0'
+# Every machine's network interface (a veth: no default route beyond the
+# bridge, and no device perftune could tune).
+NIC = 'eth0'
 # A sparse file: what XFS and the database write is what it takes. ScyllaDB's
 # scylla_io_setup refuses a data file system with less than 10 GB free
 # (dist/common/scripts/scylla_io_setup:180-187).
@@ -470,7 +473,7 @@ class Machine:
 
   def SetLink(self, up):
     """Brings the machine's network link up or down (it vanishes)."""
-    _Run('ip', '-n', self.netns, 'link', 'set', 'eth0', 'up' if up else 'down')
+    _Run('ip', '-n', self.netns, 'link', 'set', NIC, 'up' if up else 'down')
 
   def Signal(self, pid, sig):
     """Sends a signal to one of the machine's processes, by PID."""
@@ -773,7 +776,7 @@ class HostMachines:
         'veth',
         'peer',
         'name',
-        'eth0',
+        NIC,
         'netns',
         machine.netns,
     )
@@ -785,9 +788,9 @@ class HostMachines:
         'add',
         f'{machine.address}/{self.prefix_length}',
         'dev',
-        'eth0',
+        NIC,
     )
-    _Run(*ns, 'link', 'set', 'eth0', 'up')
+    _Run(*ns, 'link', 'set', NIC, 'up')
     _Run(*ns, 'link', 'set', 'lo', 'up')
     host_key = d / 'ssh_host_ed25519_key'
     _Run('ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', str(host_key))

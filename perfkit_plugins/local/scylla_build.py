@@ -63,6 +63,7 @@ import yaml
 import perfkit_plugins
 from perfkit_plugins.engines import scylla as scylla_engine
 from perfkit_plugins.local import cassandra_build
+from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import mirror_server
 
 PRODUCT = 'scylla'
@@ -1284,6 +1285,17 @@ def BuildAptRepository(debs, repo_dir, gnupg_home):
         check=False,
     )
   return Repository(root, fingerprint, armored_key)
+
+
+# The ScyllaDB engine's flags on a private-system machine of host_machines.
+MACHINE_FLAGS = {
+    'scylla_engine': 'scylla',
+    # The machine's only route is its bridge: no default route to find.
+    'scylla_nic': host_machines.NIC,
+    # A swap file would be the host's.
+    'scylla_swap_setup': False,
+    'scylla_raid_devices': host_machines.DISK_PATH,
+}
 
 
 def MirrorFlags(repository, mirror_dir, base_url):

@@ -52,3 +52,22 @@ def OlderRelease(text):
       )
     lines.append(json.dumps(sample))
   return '\n'.join(lines) + '\n'
+
+
+def Labels(text):
+  """PKB's collapsed `|key:value|,|key:value|` labels as a dict."""
+  return dict(
+      part.split(':', 1) for part in text.strip('|').split('|,|') if part
+  )
+
+
+def StepSamples(run_dir):
+  """The samples of a run directory's results file that name a step.
+
+  Their `labels` as a dict (Labels).
+  """
+  path = run_dir / 'perfkitbenchmarker_results.json'
+  samples = [json.loads(line) for line in path.read_text().splitlines()]
+  for s in samples:
+    s['labels'] = Labels(s['labels'])
+  return [s for s in samples if 'scylla_step' in s['labels']]

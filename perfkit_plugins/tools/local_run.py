@@ -92,6 +92,7 @@ from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import mirror as mirror_lib
 from perfkit_plugins.local import pkb_process
 from perfkit_plugins.local import processes
+from perfkit_plugins.local import scylla_build
 from perfkit_plugins.local import trusted_paths
 from perfkit_plugins.tools import pkb_location
 from perfkit_plugins.tools import report_command
@@ -157,9 +158,12 @@ EXIT_INTERRUPTED = 130
 
 ENGINE_NOTE = (
     f'The engine here is Apache Cassandra {CASSANDRA_VERSION} (its jars from'
-    ' Maven Central), not ScyllaDB, which needs its packages and real disks.'
-    " The machines share this host's CPUs and clock and have no RAID: the"
-    ' figures show what a run publishes, not what a database can do.'
+    ' Maven Central), not ScyllaDB, which needs its packages and real disks;'
+    " --rehearse_scylla takes the ScyllaDB engine's whole path with a"
+    ' stand-in server (Cassandra behind it), to check a ScyllaDB'
+    " configuration before a cloud run. The machines share this host's CPUs"
+    ' and clock and have no RAID: the figures show what a run publishes,'
+    ' not what a database can do.'
 )
 
 
@@ -280,6 +284,28 @@ def _Parser():
       type=_Count,
       default=2,
       help='cassandra-stress loaders (default: %(default)s)',
+  )
+  parser.add_argument(
+      '--rehearse_scylla',
+      action='store_true',
+      help=(
+          "the servers take the ScyllaDB engine's path: ScyllaDB's packages"
+          " from a signed apt repository on the mirror, ScyllaDB's own"
+          ' scylla_raid_setup on a loop disk and scylla_setup, the server'
+          ' started from its systemd unit as scylla; only the server,'
+          ' iotune, nodetool and systemd are stand-ins (the server runs'
+          ' Apache Cassandra). ScyllaDB setup files from --scylla_source'
+      ),
+  )
+  parser.add_argument(
+      '--scylla_source',
+      default=None,
+      help=(
+          "with --rehearse_scylla: ScyllaDB's setup files (a source tree's"
+          ' install.sh, dist/, conf/, seastar/scripts/), read to build its'
+          ' packages (default: $PERFKIT_PLUGINS_SCYLLA_SOURCE, else'
+          ' ../shared/scylladb/2026.3.0-rc3 beside a source checkout)'
+      ),
   )
   parser.add_argument(
       '--keep',
@@ -445,7 +471,42 @@ def Problems(args, work_dir, checkout):
       or host_checks.MemoryProblem(
           args.servers, args.loaders, host_checks.ReadMeminfo()
       )
+      or (
+          RehearsalProblem(ScyllaSource(args)) if args.rehearse_scylla else None
+      )
   )
+
+
+def ScyllaSource(args):
+  """The ScyllaDB setup files a rehearsal builds its packages from."""
+  return pathlib.Path(args.scylla_source or scylla_build.SourceDir())
+
+
+def RehearsalProblem(source):
+  """Why --rehearse_scylla cannot run here, or None.
+
+  The setup files are read as root and packaged into what the machines
+  run as root: they must be what no other local user can change.
+  """
+  problem = host_machines.SystemProblem()
+  if problem:
+    return problem
+  if not (source / 'install.sh').is_file():
+    return (
+        f'--rehearse_scylla: no ScyllaDB setup files at {source} (a'
+        " directory holding ScyllaDB's install.sh, dist/, conf/ and"
+        ' seastar/scripts/): give --scylla_source'
+    )
+  return trusted_paths.TreeProblem(source)
+
+
+def RehearsalFlags(flags):
+  """A local run's flags with the ScyllaDB engine instead of Cassandra."""
+  return {
+      name: value
+      for name, value in flags.items()
+      if not name.startswith('scylla_cassandra_')
+  } | scylla_build.MACHINE_FLAGS
 
 
 def PkbCommand(checkout, config):
@@ -783,6 +844,7 @@ class _LocalRun:
         self.work_dir,
         tag,
         os_type=host_checks.OsType(host_checks.ReadOsRelease()),
+        system_machines=self.servers if self.args.rehearse_scylla else (),
     )
     self._Save()
     _Say(
@@ -797,6 +859,18 @@ class _LocalRun:
     mirror = mirror_lib.BuildMirror(
         self._Making('mirror'), tarball, mirror_lib.StressTarball()
     )
+    if self.args.rehearse_scylla:
+      _Say(
+          "== Building ScyllaDB's packages from"
+          f' {ScyllaSource(self.args)} (the server a stand-in)'
+      )
+      repository = scylla_build.BuildAptRepository(
+          scylla_build.BuildPackages(
+              ScyllaSource(self.args), tarball, build_dir
+          ),
+          mirror.directory,
+          build_dir / 'gnupg',
+      )
     shutil.rmtree(build_dir)
     url = self.machines.StartMirror(mirror.directory)
     self._Save()
@@ -806,12 +880,20 @@ class _LocalRun:
     flags = mirror.Flags(url) | PlanFlags(
         os.cpu_count() or 2, len(self.servers), len(self.loaders)
     )
+    data_mount = host_machines.DATA_MOUNT
+    if self.args.rehearse_scylla:
+      flags = RehearsalFlags(flags) | scylla_build.MirrorFlags(
+          repository, mirror.directory, url
+      )
+      data_mount = settings.SCYLLA_DATA_DIR
     config = self._Making(CONFIG_NAME)
     config.write_text(
         "# Written by scylla-phases-local: this host's machines as PKB static"
         ' VMs.\n'
         + yaml.safe_dump(
-            self.machines.PkbConfig(self.servers, self.loaders, flags),
+            self.machines.PkbConfig(
+                self.servers, self.loaders, flags, data_mount=data_mount
+            ),
             sort_keys=False,
         )
     )

@@ -28,7 +28,6 @@ import pathlib
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -43,6 +42,7 @@ from perfkit_plugins.core.software import scylla_config
 from perfkit_plugins.engines import scylla as scylla_engine
 from perfkit_plugins.local import scylla_build
 from perfkit_plugins.testing import cassandra_node
+from perfkit_plugins.testing import key_mirror
 
 pytestmark = pytest.mark.live
 
@@ -182,26 +182,6 @@ def _Apt(built, tmp_path):
   keeps the host's configuration out); the installed set is the host's.
   Returns Run(*args, keyring=<the repository's>) -> CompletedProcess.
   """
-  with socket.socket() as sock:
-    sock.bind(('127.0.0.1', 0))
-    sock.listen(16)
-    port = sock.getsockname()[1]
-    # Ended below, by its PID.
-    # pylint: disable-next=consider-using-with
-    mirror = subprocess.Popen(
-        [
-            sys.executable,
-            '-I',
-            '-m',
-            'perfkit_plugins.local.mirror_server',
-            str(sock.fileno()),
-            str(built.repo_dir),
-        ],
-        pass_fds=(sock.fileno(),),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd='/',
-    )
   empty = tmp_path / 'empty'
   empty.mkdir()
   for d in ('state/lists/partial', 'cache/archives/partial', 'log'):
@@ -237,28 +217,28 @@ Acquire::Languages "none";
       check=True,
   )
 
-  def Run(*args, keyring=keyring):
-    (tmp_path / 'scylla.list').write_text(
-        built.repository.ListFile(f'http://127.0.0.1:{port}').replace(
-            scylla_engine.APT_KEYRING, str(keyring)
-        )
-    )
-    return subprocess.run(
-        ['apt-get', '-q', *args],
-        capture_output=True,
-        text=True,
-        env=dict(
-            os.environ, APT_CONFIG=str(config), DEBIAN_FRONTEND='noninteractive'
-        ),
-        timeout=300,
-        check=False,
-    )
+  with key_mirror.ServedMirror(built.repo_dir) as url:
 
-  try:
+    def Run(*args, keyring=keyring):
+      (tmp_path / 'scylla.list').write_text(
+          built.repository.ListFile(url).replace(
+              scylla_engine.APT_KEYRING, str(keyring)
+          )
+      )
+      return subprocess.run(
+          ['apt-get', '-q', *args],
+          capture_output=True,
+          text=True,
+          env=dict(
+              os.environ,
+              APT_CONFIG=str(config),
+              DEBIAN_FRONTEND='noninteractive',
+          ),
+          timeout=300,
+          check=False,
+      )
+
     yield Run
-  finally:
-    mirror.terminate()
-    mirror.wait()
 
 
 def test_the_list_file_is_scylladbs(built):

@@ -35,6 +35,7 @@ import pytest
 
 from perfkit_plugins.testing import cassandra_node
 from perfkit_plugins.testing import expected_samples
+from perfkit_plugins.testing import results_files
 from perfkit_plugins.testing import testbed as testbed_lib
 
 pytestmark = [pytest.mark.pkb, pytest.mark.testbed]
@@ -63,21 +64,6 @@ STRESS_METRICS = expected_samples.STRESS_METRICS - {'op_rate_per_shard'}
 # `Total partitions : 4,888 [READ: 2,507, WRITE: 2,381]`: one partition
 # per operation in every command the benchmark runs.
 _TOTALS = re.compile(r'^Total partitions\s*:\s*[\d,]+\s*\[(.*)\]$', re.M)
-
-
-def _Labels(text):
-  """PKB's `|key:value|,|key:value|` labels as a dict."""
-  return dict(
-      part.split(':', 1) for part in text.strip('|').split('|,|') if part
-  )
-
-
-def _Samples(run_dir):
-  path = run_dir / 'perfkitbenchmarker_results.json'
-  samples = [json.loads(line) for line in path.read_text().splitlines()]
-  for s in samples:
-    s['labels'] = _Labels(s['labels'])
-  return [s for s in samples if 'scylla_step' in s['labels']]
 
 
 def _ByStep(samples):
@@ -301,7 +287,7 @@ def test_every_phase_on_own_machines_through_stock_pkb(bed, tmp_path):
   first = bed.Pkb(config, 'own1', '--run_stage=provision,prepare,run')
   assert first.returncode == 0, first.stderr[-5000:]
   run_dir = bed.RunDir('own1')
-  samples = _Samples(run_dir)
+  samples = results_files.StepSamples(run_dir)
   results_text = (run_dir / 'perfkitbenchmarker_results.json').read_text()
   _CheckSamples(samples)
   _CheckLabels(samples, results_text)

@@ -29,7 +29,6 @@ then populate, quiesce and a read step; then cleanup and teardown, after
 which the volume is gone. Every ScyllaDB-specific call of a run executes.
 """
 
-import json
 import re
 
 import pytest
@@ -37,6 +36,7 @@ import yaml
 
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import scylla_build
+from perfkit_plugins.testing import results_files
 from perfkit_plugins.testing import testbed as testbed_lib
 
 pytestmark = [pytest.mark.pkb, pytest.mark.testbed]
@@ -45,26 +45,24 @@ SERVER = testbed_lib.SCYLLA_SERVERS[0]
 LOADER = testbed_lib.LOADERS[0]
 DATA_DIR = '/var/lib/scylla'
 NUM_KEYS = 5000
-FLAGS = testbed_lib.LOADER_FLAGS | {
-    'scylla_engine': 'scylla',
-    'scylla_phases': 'populate,quiesce,read',
-    'scylla_num_keys': NUM_KEYS,
-    'scylla_threads': 4,
-    'scylla_populate_threads': 4,
-    'scylla_read_small_stdev': 1000,
-    'scylla_durations': 'all=6,warmup=3',
-    'scylla_replication_factor': 1,
-    'scylla_consistency_level': 'ONE',
-    'scylla_hdr_interval_s': 1,
-    'scylla_quiesce_poll_s': 1,
-    'scylla_quiesce_settle_s': 3,
-    'scylla_quiesce_timeout_s': 300,
-    # The machine's only route is its bridge: no default route to find.
-    'scylla_nic': 'eth0',
-    # A swap file would be the host's.
-    'scylla_swap_setup': False,
-    'scylla_raid_devices': host_machines.DISK_PATH,
-}
+FLAGS = (
+    testbed_lib.LOADER_FLAGS
+    | {
+        'scylla_phases': 'populate,quiesce,read',
+        'scylla_num_keys': NUM_KEYS,
+        'scylla_threads': 4,
+        'scylla_populate_threads': 4,
+        'scylla_read_small_stdev': 1000,
+        'scylla_durations': 'all=6,warmup=3',
+        'scylla_replication_factor': 1,
+        'scylla_consistency_level': 'ONE',
+        'scylla_hdr_interval_s': 1,
+        'scylla_quiesce_poll_s': 1,
+        'scylla_quiesce_settle_s': 3,
+        'scylla_quiesce_timeout_s': 300,
+    }
+    | scylla_build.MACHINE_FLAGS
+)
 # What ScyllaDB's scylla_setup writes (scylla_sysconfig_setup,
 # scylla_cpuset_setup, scylla_io_setup and the version-check answer).
 SETUP_FILES = (
@@ -73,20 +71,6 @@ SETUP_FILES = (
     '/etc/scylla.d/io.conf',
     '/etc/scylla.d/housekeeping.cfg',
 )
-
-
-def _Labels(text):
-  return dict(
-      part.split(':', 1) for part in text.strip('|').split('|,|') if part
-  )
-
-
-def _Samples(run_dir):
-  path = run_dir / 'perfkitbenchmarker_results.json'
-  samples = [json.loads(line) for line in path.read_text().splitlines()]
-  for s in samples:
-    s['labels'] = _Labels(s['labels'])
-  return [s for s in samples if 'scylla_step' in s['labels']]
 
 
 def _Users(machine):
@@ -129,7 +113,7 @@ def _CheckPrepared(machine):
 
 
 def _CheckRun(run_dir):
-  samples = _Samples(run_dir)
+  samples = results_files.StepSamples(run_dir)
   steps = {}
   for s in samples:
     steps.setdefault(s['labels']['scylla_step'], []).append(s)

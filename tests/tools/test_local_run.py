@@ -196,6 +196,28 @@ def test_the_plan_grows_with_the_cores_and_fits_the_machines():
 def test_every_plan_flag_is_a_benchmark_flag():
   names = {holder.name for holder in scylla_phases_flags.ALL}
   assert set(local_run.PlanFlags(2, 3, 1)) <= names
+  assert set(local_run.RehearsalFlags(local_run.PlanFlags(2, 3, 1))) <= names
+
+
+def test_a_rehearsal_runs_the_scylla_engine_on_the_machines_disk():
+  args, _ = local_run.ParseArgs(['run', '--rehearse_scylla'])
+  assert args.rehearse_scylla
+  plan = local_run.PlanFlags(2, 3, 2) | {
+      'scylla_cassandra_url': 'http://m/c.tgz',
+      'scylla_cassandra_checksum': 'sha512:' + '0' * 128,
+  }
+  flags = local_run.RehearsalFlags(plan)
+  assert flags['scylla_engine'] == 'scylla'
+  assert flags['scylla_raid_devices'] == host_machines.DISK_PATH
+  assert not [name for name in flags if name.startswith('scylla_cassandra_')]
+  assert flags['scylla_num_keys'] == plan['scylla_num_keys']
+
+
+def test_a_rehearsal_needs_scyllas_setup_files(tmp_path):
+  problem = local_run.RehearsalProblem(tmp_path)
+  assert problem and (
+      '--scylla_source' in problem or 'private-system' in problem
+  ), problem
 
 
 def _Sample(metric, value, labels, collapse=True):
