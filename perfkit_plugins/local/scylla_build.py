@@ -136,6 +136,8 @@ DEBIAN_BINARIES = {
     'hwloc-distrib': '/usr/bin/hwloc-distrib',
 }
 DEBIAN_BINARIES_PACKAGE = 'hwloc'
+# seastar's perftune.py, beside the stand-in's wrapper of it in libexec/.
+SEASTAR_PERFTUNE = 'perftune-seastar.py'
 CQLSH_DIR = f'{PREFIX}/share/cassandra/bin'
 # scylla-cqlsh carries what its stand-in imports, as it needs no server.
 CQLSH_LIB = f'{PREFIX}/share/cassandra/lib'
@@ -705,12 +707,18 @@ def _StageInstallSh(source, root, cassandra_tarball):
       source.root / 'seastar' / 'scripts' / 'perftune.py',
       root,
   )
-  # seastar's perftune.py stays in scripts/libexec/; its wrapper is the
-  # stand-in's, which leaves out the disk tuning a loop device cannot have.
+  # install.sh's wrapper runs libexec/perftune.py: the stand-in's, which
+  # runs seastar's (moved beside it) less what a machine made on one host
+  # cannot tune.
+  libexec = root / PREFIX.lstrip('/') / 'scripts' / 'libexec'
+  (libexec / 'perftune.py').rename(libexec / SEASTAR_PERFTUNE)
   _Write(
-      root / PREFIX.lstrip('/') / 'scripts' / 'perftune.py',
+      libexec / 'perftune.py',
       _Launcher(
-          'perftune.py', 'perftune', PYTHON3, f'{PREFIX}/scripts/perftune.py'
+          'perftune.py',
+          'perftune',
+          '/usr/bin/env python3',
+          f'{PREFIX}/scripts/libexec/perftune.py',
       ),
       0o755,
   )
@@ -1287,6 +1295,13 @@ def BuildAptRepository(debs, repo_dir, gnupg_home):
   return Repository(root, fingerprint, armored_key)
 
 
+# What a Cassandra run's flags hold that the ScyllaDB engine refuses (the
+# mirror's tarball, the version: --scylla_engine=cassandra only).
+CASSANDRA_ONLY_FLAGS = (
+    'scylla_cassandra_version',
+    'scylla_cassandra_url',
+    'scylla_cassandra_checksum',
+)
 # The ScyllaDB engine's flags on a private-system machine of host_machines.
 MACHINE_FLAGS = {
     'scylla_engine': 'scylla',

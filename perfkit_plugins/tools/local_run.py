@@ -505,7 +505,7 @@ def RehearsalFlags(flags):
   return {
       name: value
       for name, value in flags.items()
-      if not name.startswith('scylla_cassandra_')
+      if name not in scylla_build.CASSANDRA_ONLY_FLAGS
   } | scylla_build.MACHINE_FLAGS
 
 

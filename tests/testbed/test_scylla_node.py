@@ -150,7 +150,7 @@ def test_the_scylla_engine_runs_on_a_scylla_machine(bed, tmp_path):
               {
                   name: value
                   for name, value in bed.mirror_flags.items()
-                  if not name.startswith('scylla_cassandra_')
+                  if name not in scylla_build.CASSANDRA_ONLY_FLAGS
               }
               | FLAGS,
               data_mount=DATA_DIR,

@@ -14,8 +14,10 @@
 
 """`perftune.py`: seastar's own, less what a machine on one host cannot tune.
 
-seastar's perftune.py runs for real (installed as install.sh installs it,
-in scripts/libexec/), on the machine's CPUs and its options. Two of its
+seastar's perftune.py runs for real (in scripts/libexec/ as
+perftune-seastar.py; install.sh's wrapper, scripts/perftune.py, runs this
+beside it with the package's Python), on the machine's CPUs and its
+options. Two of its
 tuners cannot run on a machine made of namespaces on one host, and are
 left out, said on stderr, when every device they would tune is such:
 
@@ -50,6 +52,8 @@ LOOP_MAJOR = 7
 _DISK_ARGUMENTS = ('--dir', '--dev')
 _QUERIES = ('--get-cpu-mask', '--get-irq-cpu-mask', '--dump-options-file')
 _DUMP = '--dump-options-file'
+# seastar's perftune.py, beside this one (scylla_build.SEASTAR_PERFTUNE).
+SEASTAR = 'perftune-seastar.py'
 
 
 def _OnLoopDevice(path):
@@ -181,8 +185,11 @@ def _Run(python, real, args, env, dumped_tuners):
 
 
 def Main(argv):
-  """Runs seastar's perftune.py (scripts/libexec/) on the filtered options."""
-  scripts = os.path.dirname(os.path.realpath(argv[0]))
+  """Runs seastar's perftune.py (beside this one) on the filtered options.
+
+  In the environment install.sh's wrapper set (install.sh:182-196).
+  """
+  real = os.path.join(os.path.dirname(os.path.realpath(argv[0])), SEASTAR)
   args, left_out, dumped_tuners = Filtered(argv[1:])
   for tuner, what in left_out.items():
     print(
@@ -192,21 +199,4 @@ def Main(argv):
     )
   if args is None:
     return 0
-  # What install.sh's relocate_python3 wrapper sets (install.sh:182-196).
-  env = dict(os.environ)
-  env['PYTHONPATH'] = os.pathsep.join(
-      p
-      for p in (
-          scripts,
-          os.path.join(scripts, 'libexec'),
-          env.get('PYTHONPATH'),
-      )
-      if p
-  )
-  env['PATH'] = os.pathsep.join((
-      os.path.join(scripts, '..', 'bin'),
-      os.path.dirname(sys.executable),
-      env.get('PATH', ''),
-  ))
-  real = os.path.join(scripts, 'libexec', 'perftune.py')
-  return _Run(sys.executable, real, args, env, dumped_tuners)
+  return _Run(sys.executable, real, args, dict(os.environ), dumped_tuners)
