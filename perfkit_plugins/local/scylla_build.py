@@ -898,6 +898,23 @@ def _Docs(source, package):
   (doc / 'changelog.Debian.gz').chmod(0o644)
 
 
+def _Readable(root):
+  """Every file readable by all, every directory and program enterable.
+
+  A package's files are (dh_fixperms); what was made here under a strict
+  umask (scylla-phases-local runs with 077) would be root's alone on the
+  machine, where the `scylla` user runs ScyllaDB's scripts.
+  """
+  for path in [root, *root.rglob('*')]:
+    if path.is_symlink():
+      continue
+    mode = path.stat().st_mode
+    extra = 0o044
+    if path.is_dir() or mode & 0o100:
+      extra |= 0o011
+    path.chmod(mode | extra)
+
+
 def _Deb(package, out_dir):
   """dh_installdeb, dh_md5sums, dh_gencontrol and dpkg-deb: the .deb."""
   debian = package.root / 'DEBIAN'
@@ -929,6 +946,7 @@ def _Deb(package, out_dir):
   for kind, text in package.scripts.items():
     _Write(debian / kind, text, 0o755)
   _Write(debian / 'control', package.Control())
+  _Readable(package.root)
   deb = pathlib.Path(out_dir) / (
       f'{package.name}_{DEB_VERSION}_{ARCHITECTURE}.deb'
   )

@@ -114,3 +114,24 @@ def test_the_list_file_names_the_series_directory():
       'deb [arch=amd64 signed-by=/etc/apt/keyrings/scylladb.gpg]'
       ' http://10.0.0.1:8000/scylladb-2026.3 stable main\n'
   )
+
+
+def test_a_package_built_under_a_strict_umask_is_readable(tmp_path):
+  """scylla-phases-local builds with umask 077; the machines' scylla user
+
+  runs ScyllaDB's scripts from the packages.
+  """
+  root = tmp_path / 'pkg'
+  (root / 'opt' / 'scripts').mkdir(parents=True)
+  script = root / 'opt' / 'scripts' / 'scylla-housekeeping'
+  script.write_text('#!/bin/sh\n')
+  script.chmod(0o700)
+  (root / 'opt').chmod(0o700)
+  (root / 'opt' / 'scripts').chmod(0o700)
+  data = root / 'opt' / 'data'
+  data.write_text('x')
+  data.chmod(0o600)
+  scylla_build._Readable(root)  # pylint: disable=protected-access
+  assert script.stat().st_mode & 0o777 == 0o755
+  assert (root / 'opt' / 'scripts').stat().st_mode & 0o777 == 0o755
+  assert data.stat().st_mode & 0o777 == 0o644
