@@ -885,7 +885,9 @@ class HostMachines:
     own /run, binds its private directories over the overlays (dpkg's and
     apt's state, /opt/pkb), builds its /mnt (data, the disk's link) in
     /run and moves it over the staging bind, then makes the root directory
-    read-only.
+    read-only, and /proc/sys: the kernel's settings are the host's, and
+    ScyllaDB's packages apply sysctl files as they install (they expect
+    that to fail where virtualized: scylla-kernel-conf.postinst).
     """
     d = machine.directory
     lines = ['set -e', f'hostname {shlex.quote(machine.name)}']
@@ -928,6 +930,8 @@ class HostMachines:
           f'mount --move {_NEW_MNT} /mnt',
           f'rmdir {_NEW_MNT}',
           'mount -o remount,bind,ro /',
+          'mount --bind /proc/sys /proc/sys',
+          'mount -o remount,bind,ro /proc/sys',
       ]
     else:
       lines += [

@@ -1331,6 +1331,19 @@ MACHINE_FLAGS = {
 }
 
 
+def ScyllaEngineFlags(flags):
+  """A Cassandra run's flags with the ScyllaDB engine on machines instead.
+
+  The ScyllaDB engine on host_machines' private-system machines
+  (MACHINE_FLAGS), without what only the Cassandra engine reads.
+  """
+  return {
+      name: value
+      for name, value in flags.items()
+      if name not in CASSANDRA_ONLY_FLAGS
+  } | MACHINE_FLAGS
+
+
 def MirrorFlags(repository, mirror_dir, base_url):
   """Serves a repository from a mirror; the benchmark flags installing it.
 

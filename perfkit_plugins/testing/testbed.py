@@ -224,11 +224,15 @@ class Bed:
     mirror_flags: the benchmark flags that install from its mirror.
     temp_dir: PKB's --temp_dir (short: PKB's ssh control sockets live in
       it).
+    scylla_flags: the ScyllaDB engine's flags on its private-system
+      machines, installing ScyllaDB's packages from the mirror (in place of
+      the mirror flags' Cassandra tarball); empty without them.
   """
 
   testbed: Testbed
   mirror_flags: dict
   temp_dir: pathlib.Path
+  scylla_flags: dict = dataclasses.field(default_factory=dict)
 
   def Config(self, path, servers, loaders, flags):
     """Writes a config of these machines with the mirror's and these flags."""
@@ -310,7 +314,7 @@ def MirroredTestbed(
   With `scylla_source` (ScyllaDB's setup files: scylla_build.SourceDir())
   the mirror also serves ScyllaDB's packages built from them with the
   stand-in server (scylla_build), as a signed apt repository with its key,
-  and the Bed's flags install them.
+  and the Bed's scylla_flags install them.
   Everything is destroyed on exit.
   """
   with tempfile.TemporaryDirectory() as scratch:
@@ -332,9 +336,12 @@ def MirroredTestbed(
         )
       url = testbed.StartMirror(mirror.directory)
       flags = mirror.Flags(url)
-      if scylla_source:
-        flags |= scylla_build.MirrorFlags(repository, mirror.directory, url)
       # The test bed checks cassandra-stress against the `.sha256` the
       # mirror publishes beside it, as a release asset is checked.
       del flags['scylla_stress_checksum']
-      yield Bed(testbed, flags, pathlib.Path(temp_dir))
+      scylla_flags = {}
+      if scylla_source:
+        scylla_flags = scylla_build.ScyllaEngineFlags(
+            flags
+        ) | scylla_build.MirrorFlags(repository, mirror.directory, url)
+      yield Bed(testbed, flags, pathlib.Path(temp_dir), scylla_flags)

@@ -500,15 +500,6 @@ def RehearsalProblem(source):
   return trusted_paths.TreeProblem(source)
 
 
-def RehearsalFlags(flags):
-  """A local run's flags with the ScyllaDB engine instead of Cassandra."""
-  return {
-      name: value
-      for name, value in flags.items()
-      if name not in scylla_build.CASSANDRA_ONLY_FLAGS
-  } | scylla_build.MACHINE_FLAGS
-
-
 def PkbCommand(checkout, config):
   """The pkb.py command line that runs the benchmark on a kept cluster."""
   return shlex.join(
@@ -882,7 +873,7 @@ class _LocalRun:
     )
     data_mount = host_machines.DATA_MOUNT
     if self.args.rehearse_scylla:
-      flags = RehearsalFlags(flags) | scylla_build.MirrorFlags(
+      flags = scylla_build.ScyllaEngineFlags(flags) | scylla_build.MirrorFlags(
           repository, mirror.directory, url
       )
       data_mount = settings.SCYLLA_DATA_DIR

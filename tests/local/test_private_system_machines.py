@@ -107,8 +107,10 @@ def test_a_private_system_machine_mounts_its_trees_under_its_binds():
   assert Index('ln -s /dev/loop9 /run/mnt/disks/disk0') < Index(
       'mount --move /run/mnt /mnt'
   )
-  assert lines[-2:] == [
+  assert lines[-4:] == [
       'mount -o remount,bind,ro /',
+      'mount --bind /proc/sys /proc/sys',
+      'mount -o remount,bind,ro /proc/sys',
       'exec /usr/sbin/sshd -D -e -f cfg',
   ]
   # The other machines' scripts are as they were.
@@ -176,6 +178,11 @@ def test_the_machine_installs_into_its_own_system(machines):
   result = _Login(machines, 'sudo touch /swapfile')
   assert 'Read-only file system' in result.stderr
   assert not os.path.lexists('/swapfile')
+  # The kernel's settings are the host's: read-only there.
+  swappiness = pathlib.Path('/proc/sys/vm/swappiness').read_text()
+  result = _Login(machines, 'sudo sysctl -w vm.swappiness=7')
+  assert result.returncode != 0
+  assert pathlib.Path('/proc/sys/vm/swappiness').read_text() == swappiness
   mounts = _Login(
       machines,
       'for p in /usr /opt /var /run /var/lib/dpkg /opt/pkb; do'

@@ -45,24 +45,20 @@ SERVER = testbed_lib.SCYLLA_SERVERS[0]
 LOADER = testbed_lib.LOADERS[0]
 DATA_DIR = '/var/lib/scylla'
 NUM_KEYS = 5000
-FLAGS = (
-    testbed_lib.LOADER_FLAGS
-    | {
-        'scylla_phases': 'populate,quiesce,read',
-        'scylla_num_keys': NUM_KEYS,
-        'scylla_threads': 4,
-        'scylla_populate_threads': 4,
-        'scylla_read_small_stdev': 1000,
-        'scylla_durations': 'all=6,warmup=3',
-        'scylla_replication_factor': 1,
-        'scylla_consistency_level': 'ONE',
-        'scylla_hdr_interval_s': 1,
-        'scylla_quiesce_poll_s': 1,
-        'scylla_quiesce_settle_s': 3,
-        'scylla_quiesce_timeout_s': 300,
-    }
-    | scylla_build.MACHINE_FLAGS
-)
+FLAGS = testbed_lib.LOADER_FLAGS | {
+    'scylla_phases': 'populate,quiesce,read',
+    'scylla_num_keys': NUM_KEYS,
+    'scylla_threads': 4,
+    'scylla_populate_threads': 4,
+    'scylla_read_small_stdev': 1000,
+    'scylla_durations': 'all=6,warmup=3',
+    'scylla_replication_factor': 1,
+    'scylla_consistency_level': 'ONE',
+    'scylla_hdr_interval_s': 1,
+    'scylla_quiesce_poll_s': 1,
+    'scylla_quiesce_settle_s': 3,
+    'scylla_quiesce_timeout_s': 300,
+}
 # What ScyllaDB's scylla_setup writes (scylla_sysconfig_setup,
 # scylla_cpuset_setup, scylla_io_setup and the version-check answer).
 SETUP_FILES = (
@@ -147,12 +143,7 @@ def test_the_scylla_engine_runs_on_a_scylla_machine(bed, tmp_path):
           bed.testbed.PkbConfig(
               (SERVER,),
               (LOADER,),
-              {
-                  name: value
-                  for name, value in bed.mirror_flags.items()
-                  if name not in scylla_build.CASSANDRA_ONLY_FLAGS
-              }
-              | FLAGS,
+              bed.scylla_flags | FLAGS,
               data_mount=DATA_DIR,
           )
       )

@@ -36,6 +36,7 @@ from perfkit_plugins.local import cluster_state
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import pkb_process
 from perfkit_plugins.local import processes
+from perfkit_plugins.local import scylla_build
 from perfkit_plugins.local import trusted_paths
 from perfkit_plugins.shell import scylla_phases_flags
 from perfkit_plugins.tools import local_run
@@ -196,7 +197,9 @@ def test_the_plan_grows_with_the_cores_and_fits_the_machines():
 def test_every_plan_flag_is_a_benchmark_flag():
   names = {holder.name for holder in scylla_phases_flags.ALL}
   assert set(local_run.PlanFlags(2, 3, 1)) <= names
-  assert set(local_run.RehearsalFlags(local_run.PlanFlags(2, 3, 1))) <= names
+  assert (
+      set(scylla_build.ScyllaEngineFlags(local_run.PlanFlags(2, 3, 1))) <= names
+  )
 
 
 def test_a_rehearsal_runs_the_scylla_engine_on_the_machines_disk():
@@ -206,7 +209,7 @@ def test_a_rehearsal_runs_the_scylla_engine_on_the_machines_disk():
       'scylla_cassandra_url': 'http://m/c.tgz',
       'scylla_cassandra_checksum': 'sha512:' + '0' * 128,
   }
-  flags = local_run.RehearsalFlags(plan)
+  flags = scylla_build.ScyllaEngineFlags(plan)
   assert flags['scylla_engine'] == 'scylla'
   assert flags['scylla_raid_devices'] == host_machines.DISK_PATH
   assert not [name for name in flags if name.startswith('scylla_cassandra_')]
