@@ -65,10 +65,10 @@ import shutil
 import socket
 import stat
 import subprocess
-import sys
 import time
 import zlib
 
+from perfkit_plugins.local import mirror_server
 from perfkit_plugins.local import processes
 from perfkit_plugins.local import systemd_standin
 from perfkit_plugins.local import trusted_paths
@@ -993,22 +993,8 @@ class HostMachines:
       with open(self.root / 'mirror.log', 'ab') as log:
         with processes.StopSignalsHeld():
           # Ended by PID in Destroy, also when this process is gone.
-          # pylint: disable-next=consider-using-with
-          self._mirror_process = subprocess.Popen(
-              [
-                  sys.executable,
-                  '-I',
-                  '-m',
-                  'perfkit_plugins.local.mirror_server',
-                  str(sock.fileno()),
-                  str(directory),
-              ],
-              stdin=subprocess.DEVNULL,
-              stdout=log,
-              stderr=subprocess.STDOUT,
-              cwd='/',
-              pass_fds=(sock.fileno(),),
-              start_new_session=True,
+          self._mirror_process = mirror_server.Start(
+              sock, directory, log, start_new_session=True
           )
           self.mirror = processes.Of(self._mirror_process.pid)
     self.mirror_url = f'http://{self.host_address}:{port}'

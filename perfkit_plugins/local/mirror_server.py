@@ -43,6 +43,7 @@ import io
 import os
 import re
 import socket
+import subprocess
 import sys
 import urllib.parse
 
@@ -121,6 +122,37 @@ def Serve(fd, directory):
   handler = functools.partial(_Handler, directory=directory)
   with _Server(sock, handler) as server:
     server.serve_forever()
+
+
+def Start(sock, directory, output=subprocess.DEVNULL, **kwargs):
+  """Starts this server on `sock` (bound, listening); returns its Popen.
+
+  In Python's isolated mode, from `/`, the socket handed over by file
+  descriptor (the module doc says why).
+
+  Args:
+    sock: the listening socket; the caller closes its own copy after.
+    directory: the directory served.
+    output: where the server's output goes (a file object or DEVNULL).
+    **kwargs: more subprocess.Popen arguments (start_new_session).
+  """
+  # pylint: disable-next=consider-using-with
+  return subprocess.Popen(
+      [
+          sys.executable,
+          '-I',
+          '-m',
+          'perfkit_plugins.local.mirror_server',
+          str(sock.fileno()),
+          str(directory),
+      ],
+      stdin=subprocess.DEVNULL,
+      stdout=output,
+      stderr=subprocess.STDOUT,
+      cwd='/',
+      pass_fds=(sock.fileno(),),
+      **kwargs,
+  )
 
 
 def Main(argv):

@@ -25,8 +25,9 @@ import contextlib
 import http.client
 import socket
 import subprocess
-import sys
 import time
+
+from perfkit_plugins.local import mirror_server
 
 # How long a mirror may take to answer its first request.
 _START_S = 30
@@ -106,21 +107,7 @@ def ServedMirror(directory):
     sock.bind(('127.0.0.1', 0))
     sock.listen(16)
     port = sock.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            '-I',
-            '-m',
-            'perfkit_plugins.local.mirror_server',
-            str(sock.fileno()),
-            str(directory),
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd='/',
-        pass_fds=(sock.fileno(),),
-    )
+    server = mirror_server.Start(sock, directory)
   try:
     deadline = time.monotonic() + _START_S
     while not _Answers(port):

@@ -41,6 +41,7 @@ import tempfile
 
 import yaml
 
+from perfkit_plugins.core.config import settings
 from perfkit_plugins.local import cassandra_build
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import mirror as mirror_lib
@@ -236,9 +237,31 @@ class Bed:
 
   def Config(self, path, servers, loaders, flags):
     """Writes a config of these machines with the mirror's and these flags."""
-    config = self.testbed.PkbConfig(
-        servers, loaders, self.mirror_flags | dict(flags)
+    return self._Write(
+        path,
+        self.testbed.PkbConfig(
+            servers, loaders, self.mirror_flags | dict(flags)
+        ),
     )
+
+  def ScyllaConfig(self, path, servers, loaders, flags):
+    """Writes a config of the ScyllaDB engine on private-system servers.
+
+    Their data disk is declared at ScyllaDB's /var/lib/scylla, where
+    scylla_raid_setup builds the volume (scylla_flags).
+    """
+    return self._Write(
+        path,
+        self.testbed.PkbConfig(
+            servers,
+            loaders,
+            self.scylla_flags | dict(flags),
+            data_mount=settings.SCYLLA_DATA_DIR,
+        ),
+    )
+
+  @staticmethod
+  def _Write(path, config):
     pathlib.Path(path).write_text(yaml.safe_dump(config, sort_keys=False))
     return path
 

@@ -52,6 +52,16 @@ IOTUNE = scylla_build.PREFIX + '/libexec/iotune'
 CQLSH = scylla_build.CQLSH_DIR + '/cqlsh'
 NOBODY = 65534
 
+# What `apt-get install scylla` installs, as ScyllaDB's metapackage.
+PACKAGES = (
+    'scylla',
+    'scylla-conf',
+    'scylla-cqlsh',
+    'scylla-kernel-conf',
+    'scylla-python3',
+    'scylla-server',
+)
+
 
 def _Contents(deb):
   """dpkg-deb -c: path -> link target ('' for a file or directory)."""
@@ -82,14 +92,7 @@ def _Field(deb, field):
 
 def test_every_package_of_the_metapackage_is_built(built):
   names = sorted(d.name.split('_')[0] for d in built.debs)
-  assert names == [
-      'scylla',
-      'scylla-conf',
-      'scylla-cqlsh',
-      'scylla-kernel-conf',
-      'scylla-python3',
-      'scylla-server',
-  ]
+  assert names == sorted(PACKAGES)
   assert all(scylla_build.DEB_VERSION in d.name for d in built.debs)
   depends = _Field(_Deb(built, 'scylla'), 'Depends')
   for package in ('scylla-server', 'scylla-kernel-conf', 'scylla-cqlsh'):
@@ -272,14 +275,7 @@ def test_apt_verifies_the_repository_and_installs_scylla_from_it(apt):
       for line in simulated.stdout.splitlines()
       if line.startswith('Inst ')
   }
-  assert installs == {
-      'scylla',
-      'scylla-conf',
-      'scylla-cqlsh',
-      'scylla-kernel-conf',
-      'scylla-python3',
-      'scylla-server',
-  }
+  assert installs == set(PACKAGES)
   download = apt('install', '--download-only', '-y', 'scylla')
   assert download.returncode == 0, download.stdout + download.stderr
 

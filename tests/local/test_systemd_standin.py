@@ -626,3 +626,22 @@ def test_limits_working_directory_and_identifier_apply_to_each_process(
   assert standin.Systemctl('start', 'props').returncode == 0
   result = standin.Run('journalctl', '-t', 'props', '-o', 'cat')
   assert result.stdout.split() == ['1000', str(standin.root), '32']
+
+
+def test_a_limit_above_what_this_host_allows_is_clamped_and_said(standin):
+  """systemd (PID 1) may raise a hard limit; a stand-in may not always.
+
+  Above fs.nr_open setrlimit(2) fails for every process, so the stand-in
+  takes the present hard limit and says so, and the service starts.
+  """
+  nr_open = int(pathlib.Path('/proc/sys/fs/nr_open').read_text())
+  (standin.units / 'big.service').write_text(
+      f'[Service]\nType=oneshot\nLimitNOFILE={nr_open + 1}\n'
+      "SyslogIdentifier=big\nExecStart=/bin/sh -c 'ulimit -Hn'\n"
+  )
+  assert standin.Systemctl('start', 'big').returncode == 0
+  printed = standin.Run('journalctl', '-t', 'big', '-o', 'cat').stdout.split()
+  assert printed and int(printed[-1]) <= nr_open
+  assert f'LimitNOFILE={nr_open + 1} is above this host' in standin.Journal(
+      'big'
+  )

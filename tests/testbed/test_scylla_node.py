@@ -32,7 +32,6 @@ which the volume is gone. Every ScyllaDB-specific call of a run executes.
 import re
 
 import pytest
-import yaml
 
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import scylla_build
@@ -137,16 +136,8 @@ def _CheckRun(run_dir):
 
 def test_the_scylla_engine_runs_on_a_scylla_machine(bed, tmp_path):
   machine = bed.testbed.machines[SERVER]
-  config = tmp_path / 'scylla.yaml'
-  config.write_text(
-      yaml.safe_dump(
-          bed.testbed.PkbConfig(
-              (SERVER,),
-              (LOADER,),
-              bed.scylla_flags | FLAGS,
-              data_mount=DATA_DIR,
-          )
-      )
+  config = bed.ScyllaConfig(
+      tmp_path / 'scylla.yaml', (SERVER,), (LOADER,), FLAGS
   )
   first = bed.Pkb(config, 'scylla1', '--run_stage=provision,prepare')
   assert first.returncode == 0, first.stderr[-5000:]
