@@ -386,6 +386,8 @@ class _StepRun:
     # {loader index: why its run was stopped} when the watcher stopped them.
     self.stopped = {}
     self._barrier = threading.Barrier(len(step.runs))
+    # Set by the watcher once it runs: no run starts unwatched (Watch).
+    self._watching = threading.Event()
     self._script = ScriptPath(env.install_dir)
 
   def Vm(self, run):
@@ -395,6 +397,7 @@ class _StepRun:
     """Runs one loader's command; returns (launched_at, returned_at, error)."""
     step, clock, vm = self.step, self.env.clock, self.Vm(run)
     try:
+      self._AwaitWatcher(run)
       try:
         self._barrier.wait(_BARRIER_TIMEOUT_S)
       except threading.BrokenBarrierError:
@@ -434,6 +437,24 @@ class _StepRun:
       self.progress.ended.add(run.loader_index)
       self.done.Finished()
 
+  def _AwaitWatcher(self, run):
+    """Waits until the watcher runs, in slices that let SIGINT in.
+
+    An interrupt that reaches the watcher's thread before its task starts
+    ends that thread without watching; a loader that waits here sees the
+    interrupt at its next slice and launches nothing.
+    """
+    waited_s = 0.0
+    while not self._watching.wait(_WATCH_SLICE_S):
+      waited_s += _WATCH_SLICE_S
+      if waited_s >= _BARRIER_TIMEOUT_S:
+        logging.warning(
+            "%s: loader %d starts without the step's watcher",
+            self.step.name,
+            run.loader_index,
+        )
+        return
+
   def Watch(self):
     """Logs progress until every loader has finished; stops them on SIGINT.
 
@@ -446,6 +467,7 @@ class _StepRun:
     """
     step = self.step
     try:
+      self._watching.set()
       log_progress = (
           step.expected_duration_s is None
           or step.expected_duration_s > _PROGRESS_MIN_STEP_S

@@ -251,9 +251,12 @@ def test_loaders_start_together(tmp_path, outputs):
   assert waited == [True, True, True]
 
 
-def test_no_loader_starts_before_every_loader_thread_is_ready(
-    tmp_path, outputs
+# The loaders' tasks come first, then the watcher's.
+@pytest.mark.parametrize('late_task', ['last loader', 'watcher'])
+def test_no_loader_starts_before_every_thread_of_the_step_runs(
+    tmp_path, outputs, late_task
 ):
+  """Also the watcher's: a run it does not watch is not stopped by SIGINT."""
   settings = Settings(phases=('latency',))
   step = Steps(settings)['latency_4000']
   vms = Loaders()
@@ -262,13 +265,14 @@ def test_no_loader_starts_before_every_loader_thread_is_ready(
   issued_before_last = []
 
   def StaggeredRunThreaded(target, params, max_concurrent_threads=None):
-    """Starts one thread at a time, the last loader's late."""
+    """Starts one thread at a time, the late task's late."""
     del max_concurrent_threads
     started = []
     results = [None] * len(params)
+    late = len(vms) - 1 if late_task == 'last loader' else len(vms)
     for i, (args, kwargs) in enumerate(params):
-      if i == len(vms) - 1:
-        # Without a barrier, loader 0 would have run by now.
+      if i == late:
+        # Without waiting for it, loader 0 would have run by now.
         threading.Event().wait(0.2)
         issued_before_last.append(len(vms[0].CommandsMatching(WRAPPER)))
 
