@@ -21,7 +21,6 @@ PKB, a real node, fresh virtualenvs or the test bed is marked `fast`
 """
 
 import pathlib
-import shlex
 import signal
 
 from absl import flags
@@ -29,8 +28,7 @@ import pytest
 
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.results import histograms
-from perfkit_plugins.core.results import loader_files
-from perfkit_plugins.testing import jvm_logs
+from perfkit_plugins.testing import loader_outputs
 
 TESTDATA = pathlib.Path(__file__).parent / 'testdata'
 
@@ -104,17 +102,6 @@ def shifted_hdr():
   return Shift
 
 
-STRESS_EXTENSIONS = {
-    'stdout': 'out',
-    'log': 'log',
-    'hdr': 'hdr',
-    'times': 'times',
-    'cpu': 'cpu',
-}
-# The captures of testdata/stress predate the loaders' JVM stop logs: every
-# run's JVM log is this real one (testdata/jvm/README.md), moved to the
-# run's start.
-STRESS_JVM_LOG = TESTDATA / 'jvm' / 'java25-zgc.jvm'
 # Warm-up steps serve the capture of the read they warm up.
 _WARMUP_SOURCES = {
     'read_warmup': 'read_small',
@@ -143,23 +130,10 @@ def StressSource(step, run):
 def stress_output():
   """Returns Read(source, kind): a real loader file of testdata/stress.
 
-  `source` is a capture's file stem ('populate.loader0', see StressSource),
-  `kind` a loader_files file kind (stdout, log, hdr, times, cpu, jvm); the
-  files are loader outputs of the plan's own commands, run through the
-  loader wrapper (testdata/stress/README.md), but the JVM's stop log
-  (STRESS_JVM_LOG, moved to the run's start: jvm_logs.Moved).
+  loader_outputs.Capture: `source` is a capture's file stem
+  ('populate.loader0', see StressSource), `kind` a loader_files file kind.
   """
-
-  def Read(source, kind):
-    if kind == 'jvm':
-      times = loader_files.ParseTimes(Read(source, 'times'))
-      return jvm_logs.Moved(STRESS_JVM_LOG.read_text(), times.start_s)
-    path = TESTDATA / 'stress' / f'{source}.{STRESS_EXTENSIONS[kind]}'
-    if not path.is_file():
-      raise AssertionError(f'no real capture {path.name} in testdata/stress')
-    return path.read_text()
-
-  return Read
+  return loader_outputs.Capture
 
 
 @pytest.fixture
@@ -175,41 +149,12 @@ def serve_stress_outputs(stress_output):
   """
 
   def Serve(vms, steps, missing=()):
-    planned = [
-        (step, run)
-        for step in steps
-        for run in step.runs
-        if step.kind == plan.KIND_STRESS
-    ]
-    for step in steps:
-      if step.kind == plan.KIND_SCHEMA:
-        (run,) = step.runs
-        vms[run.loader_index].remote_files[run.stdout_path] = (
-            TESTDATA / 'stress' / 'schema.loader0.out'
-        ).read_text()
-
-    def Answer(vm):
-      def Run(command):
-        for step, run in planned:
-          # The script's arguments: the run's stem, ..., then its command
-          # (phase_runner.LoaderCommand).
-          if (
-              vm is vms[run.loader_index]
-              and shlex.split(command)[4] == run.stem
-              and command.endswith(' ' + run.command)
-          ):
-            for kind, path in run.paths.items():
-              if (step.name, run.loader_index, kind) not in missing:
-                vm.remote_files[path] = stress_output(
-                    StressSource(step, run), kind
-                )
-            return ''
-        raise AssertionError(f'{vm.name}: unplanned command {command}')
-
-      return Run
-
-    for vm in vms:
-      vm.Reply(r'stress_run\.sh', Answer(vm))
-    return vms
+    return loader_outputs.Serve(
+        vms,
+        steps,
+        lambda step, run, kind: stress_output(StressSource(step, run), kind),
+        missing,
+        (TESTDATA / 'stress' / 'schema.loader0.out').read_text(),
+    )
 
   return Serve

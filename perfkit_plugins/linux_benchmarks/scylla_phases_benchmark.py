@@ -36,6 +36,7 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
 from perfkit_plugins import discovery
+from perfkit_plugins.core.results import outcomes as outcomes_lib
 from perfkit_plugins.operations import cluster
 from perfkit_plugins.operations import phase_runner
 from perfkit_plugins.operations import quiet_units
@@ -94,6 +95,9 @@ LOADERS = vm_groups.LOADERS
 # In the run directory's scylla_phases/: every VM's clock minus the
 # controller's and its uncertainty, measured before the first step.
 CLOCK_OFFSETS_FILE = 'clock_offsets.json'
+# In the same directory: every step's status, times, whole error and plan
+# metadata (outcomes.StepEntry), written when the steps have run.
+STEPS_FILE = 'steps.json'
 # In the same directory: what Cleanup did on each machine.
 CLEANUP_FILE = 'cleanup.json'
 # And the servers' logs and configs, pulled by Cleanup.
@@ -159,7 +163,7 @@ def _PrepareLoader(vm):
   """
   masked = quiet_units.QuietLoader(vm, package_settings.ForPackage(vm))
   logging.info('%s: masked %s', vm.name, quiet_units.Metadata(masked))
-  vm.Install('scylla_cassandra_stress')
+  vm.Install(package_settings.LOADER_PACKAGE)
   vm.RobustRemoteCommand('true')
 
 
@@ -282,6 +286,10 @@ def Run(benchmark_spec):
   )
   outcomes = run_sequence.RunSteps(
       steps, env, notify=step_signals.Notifier(benchmark_spec, steps)
+  )
+  run_files.WriteJson(
+      os.path.join(env.output_dir, STEPS_FILE),
+      [outcomes_lib.StepEntry(o) for o in outcomes],
   )
   return samples_lib.RunSamples(benchmark_spec, outcomes, context)
 

@@ -135,9 +135,18 @@ def CommitProblem(checkout, tested_commit):
   return None
 
 
-def Command(checkout, args, python=sys.executable):
-  """The command line of pkb.py of `checkout` with `args`."""
-  return [python, os.path.join(checkout, 'pkb.py'), *args]
+def Command(checkout, args, python=sys.executable, work_dir=None):
+  """The command line of pkb.py of `checkout` with `args`.
+
+  With `work_dir`, pkb.py looks for its data files there, not in the
+  directory it runs in: PKB's --data_search_paths is '.' unless given, and
+  PKB renders and runs what it finds there first (its ssh config template,
+  the scripts it pushes to the machines).
+  """
+  command = [python, os.path.join(checkout, 'pkb.py'), *args]
+  if work_dir is not None:
+    command.append(f'--data_search_paths={work_dir}')
+  return command
 
 
 def Environment(env=None):
@@ -157,6 +166,7 @@ def Start(
     python=sys.executable,
     env=None,
     new_session=False,
+    work_dir=None,
 ):
   """Starts pkb.py with `args`; returns its Popen (output: stdout).
 
@@ -168,15 +178,19 @@ def Start(
     env: environment; default this process's, without PYTHONPATH.
     new_session: start it in a session of its own, so a Ctrl-C in the
       terminal reaches only the caller, which decides what pkb.py gets.
+    work_dir: a directory only the caller may write: pkb.py runs there and
+      takes data files from it (Command), never from the caller's
+      directory; None: the caller's directory (tests).
 
   pkb.py runs with the usual umask (022), whatever the caller's: the files
   it sends its VMs are read there by other users (a database's own).
   """
   return subprocess.Popen(
-      Command(checkout, args, python),
+      Command(checkout, args, python, work_dir),
       stdin=subprocess.DEVNULL,
       stdout=stdout,
       stderr=subprocess.STDOUT,
+      cwd=work_dir,
       env=Environment(env),
       start_new_session=new_session,
       umask=0o022,

@@ -288,9 +288,9 @@ def LoaderError(error, elapsed_s, bound_s, grace_s):
 def _RunInOwnThreads(target, params):
   """RunThreaded's contract in threads of this module's own.
 
-  For stopping the runs of an interrupted step only: PKB's RunThreaded is
-  the one being interrupted then, and passes the interrupt to the threads
-  it knows.
+  For the watcher of a step: stopping the runs of an interrupted step (PKB's
+  RunThreaded is the one being interrupted then, and passes the interrupt
+  to the threads it knows) and reading every loader's progress.
   """
   with concurrent.futures.ThreadPoolExecutor(max(1, len(params))) as pool:
     futures = [pool.submit(target, *args, **kwargs) for args, kwargs in params]
@@ -499,10 +499,15 @@ class _StepRun:
   def Poll(self):
     """Reads every run's progress; stops the step when a run stalled.
 
+    Every loader is read at once: one after the other, 60 loaders would
+    take 60 round trips per poll, and a stall would be seen that much later.
+
     Returns:
       per run, (op/s, total ops) of its last interval, or None.
     """
-    rates = [_CurrentRate(self.Vm(run), run) for run in self.step.runs]
+    rates = _RunInOwnThreads(
+        _CurrentRate, [((self.Vm(run), run), {}) for run in self.step.runs]
+    )
     now = self.env.clock()
     for run, rate in zip(self.step.runs, rates):
       self.progress.Observe(run.loader_index, rate and rate[1], now)
@@ -690,10 +695,14 @@ def RunStressStep(
       )
   running = _StepRun(step, env, cpu_interval_s, progress_interval_s)
   logging.info(
-      'Starting %s on %d loaders (expected %s s)',
+      'Starting %s on %d loaders (%s)',
       step.name,
       len(step.runs),
-      step.expected_duration_s,
+      (
+          'counted: it ends when every key is written'
+          if step.expected_duration_s is None
+          else f'expected {step.expected_duration_s} s'
+      ),
   )
   tasks = [functools.partial(running.RunLoader, run) for run in step.runs]
   tasks.append(running.Watch)

@@ -18,8 +18,8 @@ One list for the tests of phase_runner, run_sequence and the benchmark's Run
 (README.md, "Published samples", documents the same set).
 """
 
-# A cassandra-stress step, per op type (loader_cpu_max, loader_stop_max and
-# phase_status once per step).
+# A cassandra-stress step, per op type (loader_cpu_max, loader_stop_max, the
+# loaders' start and end skew and phase_status once per step).
 STRESS_METRICS = frozenset({
     'op_rate',
     'partition_rate',
@@ -41,6 +41,8 @@ STRESS_METRICS = frozenset({
     'latency_p99_series',
     'loader_cpu_max',
     'loader_stop_max',
+    'loader_start_skew',
+    'loader_end_skew',
     'phase_status',
 })
 # A quiesce step (the first one adds populate_time, time_to_compact and

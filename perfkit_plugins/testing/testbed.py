@@ -26,13 +26,15 @@ The mirror serves the Apache Cassandra tarball built from Maven Central's
 jars (perfkit_plugins/local/cassandra_build.py) and ScyllaDB's
 cassandra-stress distribution (StressTarball()). `Bed` points stock
 pkb.py at them; `Reset` leaves the machines as they were made after a
-fault test.
+fault test; `StressTimings` says when each loader of a run's stress steps
+ran.
 
 Needs root, iproute2, util-linux (unshare, nsenter) and openssh-server.
 """
 
 import contextlib
 import dataclasses
+import json
 import os
 import pathlib
 import shutil
@@ -42,6 +44,7 @@ import tempfile
 import yaml
 
 from perfkit_plugins.core.config import settings
+from perfkit_plugins.core.results import histograms
 from perfkit_plugins.local import cassandra_build
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import mirror as mirror_lib
@@ -55,6 +58,17 @@ PREFIX = 'pkbtb'
 # The machines of a test bed for a whole run: 3 servers, 2 loaders.
 SERVERS = ('server-0', 'server-1', 'server-2')
 LOADERS = ('loader-0', 'loader-1')
+
+
+def LoaderNames(count):
+  """The names of `count` loaders: LOADERS, then loader-2 and on."""
+  return tuple(f'loader-{i}' for i in range(count))
+
+
+# Loaders of the session's bed that only the test of many loaders runs on
+# (tests/testbed/test_many_loaders.py): with LOADERS, ten. Making the eight
+# takes the bed about 4 s (a copy of /etc and of the package state each).
+EXTRA_LOADERS = LoaderNames(10)[len(LOADERS) :]
 # A ScyllaDB server of the same test bed: a private-system machine (its own
 # /usr, /opt, /var, a loop disk, the systemd stand-in) that installs the
 # ScyllaDB packages built from ScyllaDB's setup files.
@@ -83,6 +97,25 @@ SHORT_RUN_FLAGS = {
     'scylla_quiesce_settle_s': 5,
     'scylla_quiesce_timeout_s': 300,
 } | LOADER_FLAGS
+# A run on many loaders against one server: a populate of 20,000 keys, then
+# one fixed-rate step of MANY_LOADERS_STEP_S at 50 op/s a loader (with ten),
+# few threads and a quarter-GiB heap each, so that ten to thirty JVMs share
+# the host's two cores and memory (tests/testbed/test_many_loaders.py,
+# tests/perf/bench_testbed_loaders.py).
+MANY_LOADERS_STEP_S = 15
+MANY_LOADERS_FLAGS = {
+    'scylla_engine': 'cassandra',
+    'scylla_replication_factor': 1,
+    'scylla_consistency_level': 'ONE',
+    'scylla_num_keys': 20000,
+    'scylla_populate_threads': 2,
+    'scylla_phases': 'populate,latency',
+    'scylla_latency_rates': '500',
+    'scylla_latency_threads': 2,
+    'scylla_durations': f'latency={MANY_LOADERS_STEP_S}',
+    'scylla_hdr_interval_s': 1,
+    'scylla_loader_heap_gb': 0.25,
+}
 STRESS_TARBALL_ENV = mirror_lib.STRESS_TARBALL_ENV
 STRESS_RELEASE = mirror_lib.STRESS_RELEASE
 StressTarball = mirror_lib.StressTarball
@@ -91,6 +124,94 @@ CASSANDRA_OPTIONS = cassandra_build.CLUSTER_OPTIONS
 Problem = host_machines.Problem
 # The main class cassandra-stress's launcher starts its JVM with.
 _STRESS_MAIN_CLASS = b'org.apache.cassandra.stress.Stress'
+
+
+@dataclasses.dataclass(frozen=True)
+class StressTiming:
+  """When the loaders of one stress step ran, on the controller's clock.
+
+  Per loader, in the step's run order: when the controller launched its
+  command (past the step's barrier), when cassandra-stress started (its
+  times file: ssh and the loader's script before it), its first HDR
+  interval's start and its last interval's end (its log: the JVM's start,
+  its connections and schema come before the first), each loader's clock
+  offset applied as the run applies it. cassandra-stress starts its
+  intervals on whole seconds of the loader's clock, so the skews of the
+  intervals are whole seconds, give or take the clock offsets.
+
+  Attributes:
+    step: the step's name.
+    started_at: when the controller started the step.
+    ended_at: when the last loader's command returned.
+    launches: each loader's launch of its command.
+    tool_starts: each loader's cassandra-stress start.
+    firsts: each loader's first interval start.
+    lasts: each loader's last interval end.
+  """
+
+  step: str
+  started_at: float
+  ended_at: float
+  launches: tuple[float, ...]
+  tool_starts: tuple[float, ...]
+  firsts: tuple[float, ...]
+  lasts: tuple[float, ...]
+
+  @property
+  def start_skew(self):
+    """Seconds from the first loader's first interval to the last one's."""
+    return max(self.firsts) - min(self.firsts)
+
+  @property
+  def end_skew(self):
+    """Seconds from the first loader's last interval end to the last one's."""
+    return max(self.lasts) - min(self.lasts)
+
+  @property
+  def shared(self):
+    """Seconds every loader ran (negative: some never ran together)."""
+    return min(self.lasts) - max(self.firsts)
+
+  def After(self, before):
+    """Seconds from the last loader's end of `before` to the first's start."""
+    return min(self.firsts) - max(before.lasts)
+
+  def Figures(self):
+    """The skews and the shared window in words."""
+    return (
+        f'{self.step}: start skew {self.start_skew:.2f} s, end skew'
+        f' {self.end_skew:.2f} s, shared window {self.shared:.1f} s'
+    )
+
+
+def StressTimings(run_dir):
+  """The StressTiming of every stress step of a run directory, in run order.
+
+  From each step's record (loaders.json) and its loaders' pulled HDR logs,
+  read with the benchmark's own reader (histograms.IterHdrIntervals).
+  """
+  timings = []
+  for path in (run_dir / 'scylla_phases' / 'steps').glob('*/loaders.json'):
+    record = json.loads(path.read_text())
+    firsts, lasts = [], []
+    for loader in record['loaders']:
+      offset_s = loader['clock_offset_s']
+      with open(loader['local_files']['hdr']) as log:
+        intervals = list(histograms.IterHdrIntervals(log))
+      firsts.append(intervals[0].start_s - offset_s)
+      lasts.append(max(i.end_s for i in intervals) - offset_s)
+    timings.append(
+        StressTiming(
+            step=record['step_name'],
+            started_at=record['started_at'],
+            ended_at=record['ended_at'],
+            launches=tuple(l['launched_at'] for l in record['loaders']),
+            tool_starts=tuple(l['start_s'] for l in record['loaders']),
+            firsts=tuple(firsts),
+            lasts=tuple(lasts),
+        )
+    )
+  return sorted(timings, key=lambda t: t.started_at)
 
 
 def _Exists(pid):

@@ -22,6 +22,7 @@ needs every call running together must say so.
 """
 
 import concurrent.futures
+import threading
 
 # PKB's background_tasks.MAX_CONCURRENT_THREADS: pkb.py's default cap.
 MAX_CONCURRENT_THREADS = 200
@@ -59,3 +60,26 @@ def RunThreaded(target, thread_params, max_concurrent_threads=None):
   with concurrent.futures.ThreadPoolExecutor(workers) as pool:
     futures = [pool.submit(target, *args, **kwargs) for args, kwargs in calls]
     return [future.result() for future in futures]
+
+
+class Rendezvous:
+  """Replies of fake VMs that return only when `parties` calls wait at once.
+
+  A test that makes every VM's reply of one command a Rendezvous proves that
+  the code under test asks all the VMs together: asked one after the other,
+  the first call waits alone until timeout_s and raises
+  threading.BrokenBarrierError (and so do all later ones), whatever the
+  machine's speed.
+  """
+
+  def __init__(self, parties, timeout_s=30):
+    self._barrier = threading.Barrier(parties, timeout=timeout_s)
+
+  def Reply(self, stdout):
+    """A FakeVm.Reply stdout callable: waits for the others, then stdout."""
+
+    def Answer(command):
+      self._barrier.wait()
+      return stdout(command) if callable(stdout) else stdout
+
+    return Answer

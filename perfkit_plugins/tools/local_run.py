@@ -500,14 +500,20 @@ def RehearsalProblem(source):
   return trusted_paths.TreeProblem(source)
 
 
-def PkbCommand(checkout, config):
-  """The pkb.py command line that runs the benchmark on a kept cluster."""
-  return shlex.join(
-      pkb_process.Command(
-          checkout,
-          ['--benchmarks=scylla_phases', f'--benchmark_config_file={config}'],
-      )
+def PkbCommand(checkout, config, work_dir):
+  """The shell command that runs the benchmark on a kept cluster.
+
+  It runs pkb.py in the cluster's pkb.py directory under `work_dir`
+  (root's own), where pkb.py also looks for its data files
+  (pkb_process.Command), whatever directory it is typed in.
+  """
+  pkb_dir = pathlib.Path(work_dir) / cluster_state.PKB_DIR
+  command = pkb_process.Command(
+      checkout,
+      ['--benchmarks=scylla_phases', f'--benchmark_config_file={config}'],
+      work_dir=pkb_dir,
   )
+  return f'cd {shlex.quote(str(pkb_dir))} && {shlex.join(command)}'
 
 
 def _DownCommand(work_dir):
@@ -589,9 +595,10 @@ def ClaimWorkDir(work_dir, checkout, new_state, results_dir=None):
     if state is not None and state.Alive():
       if state.kept:
         raise Refusal(
-            f'a local cluster is already up in {work_dir} (left by --keep):'
-            f' run pkb.py on it with\n  {PkbCommand(checkout, state.config)}'
-            f'\nor remove it with: {_DownCommand(work_dir)}'
+            f'a local cluster is already up in {work_dir} (left by --keep): run'
+            ' pkb.py on it with\n '
+            f' {PkbCommand(checkout, state.config, work_dir)}\nor remove it'
+            f' with: {_DownCommand(work_dir)}'
         )
       raise Refusal(
           f'a local run (PID {state.owner.pid}) is using {work_dir}: wait'
@@ -910,10 +917,15 @@ class _LocalRun:
         "== Running pkb.py (the benchmark's steps below; all of its output"
         f' in {temp_dir}/runs/{run_uri}/pkb.log):'
     )
-    _Say('   ' + shlex.join(pkb_process.Command(self.checkout, arguments)))
+    _Say(
+        '   '
+        + shlex.join(
+            pkb_process.Command(self.checkout, arguments, work_dir=temp_dir)
+        )
+    )
     with open(console, 'ab') as out, processes.StopSignalsHeld():
       process = pkb_process.Start(
-          self.checkout, arguments, out, new_session=True
+          self.checkout, arguments, out, new_session=True, work_dir=temp_dir
       )
       self.state.pkb = processes.Of(process.pid)
       self._Save()
@@ -990,7 +1002,7 @@ class _LocalRun:
           '== The cluster stays up (--keep). More runs on it (pkb.py flags'
           ' after it change the plan):'
       )
-      _Say(f'   {PkbCommand(self.checkout, self.state.config)}')
+      _Say(f'   {PkbCommand(self.checkout, self.state.config, self.work_dir)}')
       _Say(f'   Remove it with: {_DownCommand(self.work_dir)}')
       return True
     _Say('== Removing the local cluster (processes, namespaces, bridge, data)')

@@ -203,11 +203,13 @@ def _Parser():
       type=_Verdicts,
       metavar='VERDICTS',
       help=(
-          f'exit with {EXIT_VERDICT} when a row has one of these verdicts,'
-          ' e.g. WORSE or WORSE,INCONCLUSIVE (rows without a verdict count'
-          ' as INCONCLUSIVE; with WORSE, so does a step whose fixed rate B'
-          ' missed and A reached, or a figure A has and B lost); the report'
-          ' is printed and written first'
+          f'exit with {EXIT_VERDICT} when a row has one of these verdicts, e.g.'
+          ' WORSE or WORSE,INCONCLUSIVE (rows without a verdict count as'
+          ' INCONCLUSIVE); WORSE counts the rows WORSE at a family-wise error'
+          f' rate of {ab_comparison.FWER * 100:.0f}%% (Holm), a step whose'
+          ' fixed rate B missed on more of its clusters than A, and a figure A'
+          ' has and B lost or publishes as 0; the report is printed and'
+          ' written first'
       ),
   )
   ab.add_argument(
@@ -372,8 +374,10 @@ def _Compare(args):
   """Arm A (the positional files) against arm B (--vs).
 
   Returns:
-    What --fail_on names: claims of the rows with its verdicts, and with
-    WORSE what B lost that A had (report.lost), which no row shows.
+    What --fail_on names: claims of the rows with its verdicts; for WORSE,
+    the regressions (WORSE at a family-wise error rate,
+    ab_comparison.Regressions, not every WORSE of the table) and what B
+    lost that A had (report.lost), which no row shows.
   """
   noise_files = tuple(args.noise_from or ())
   report = ab_comparison.Compare(
@@ -404,11 +408,14 @@ def _Compare(args):
     written.append(f'Forest plot: {forest}')
   if written:
     print('\n' + '\n'.join(written))
-  fail_on = args.fail_on or ()
+  fail_on = set(args.fail_on or ()) - {comparison.WORSE}
   failing = [
       ab_comparison.Claim(c) for c in report.rows if c.row.verdict in fail_on
   ]
-  if comparison.WORSE in fail_on:
+  if comparison.WORSE in (args.fail_on or ()):
+    failing += [
+        ab_comparison.Claim(c) for c in ab_comparison.Regressions(report)
+    ]
     failing += [f'{lost}: B is worse (not compared)' for lost in report.lost]
   return failing
 

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 import threading
+import types
 
 import pytest
 
@@ -44,6 +45,7 @@ from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.core.results import sample_rows
+from perfkit_plugins.core.results import step_results
 from perfkit_plugins.operations import phase_runner
 from perfkit_plugins.operations import remote_errors
 from perfkit_plugins.operations import run_files
@@ -187,9 +189,11 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   result = run_files.LoadStepResult(step, record, settings)
   assert result.ops['WRITE'].op_rate == pytest.approx(2 * 200000 / 9.4)
   assert result.ops['WRITE'].operations == 400000
+  # The offset puts loader1's first operations where loader0's are.
+  assert result.loader_start_skew_s == pytest.approx(0.0)
   rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
   assert {row.metric for row in rows} == expected_samples.STRESS_METRICS
-  assert len(rows) == 21
+  assert len(rows) == 23
   # The longest stop of either loader's JVM: loader1's G1 pause, 4.7 s
   # into the step (loader0's generational ZGC stopped 0.86 ms at most).
   (stop,) = [row for row in rows if row.metric == 'loader_stop_max']
@@ -198,6 +202,71 @@ def test_whole_step_on_real_outputs(tmp_path, outputs):
   assert 'scylla_loader_stop_unknown' not in stop.metadata
   (status,) = [row for row in rows if row.metric == 'phase_status']
   assert status.value == 1
+
+
+def test_the_start_line_says_how_long_the_step_runs(tmp_path, outputs, caplog):
+  settings = Settings()
+  steps = Steps(settings)
+  caplog.set_level(logging.INFO)
+  for name in ('populate', 'latency_4000'):
+    vms = Loaders()
+    for vm, run in zip(vms, steps[name].runs):
+      Serve(vm, run, outputs())
+    phase_runner.RunStressStep(steps[name], Env(tmp_path, vms), str(tmp_path))
+  starts = [m for m in caplog.messages if m.startswith('Starting ')]
+  assert starts == [
+      (
+          'Starting populate on 2 loaders (counted: it ends when every key is'
+          ' written)'
+      ),
+      'Starting latency_4000 on 2 loaders (expected 30 s)',
+  ]
+
+
+def test_start_skew_is_published_and_marked_past_its_share(tmp_path, outputs):
+  settings = Settings()
+  step = Steps(settings)['populate']
+  vms = Loaders()
+  # loader1 starts 0.75 s after loader0 (same clock), in a 10 s step.
+  Serve(vms[0], step.runs[0], outputs())
+  Serve(vms[1], step.runs[1], outputs(shift_s=0.75))
+  record = phase_runner.RunStressStep(step, Env(tmp_path, vms), str(tmp_path))
+  result = run_files.LoadStepResult(step, record, settings)
+  assert result.loader_start_skew_s == pytest.approx(0.75)
+  assert result.loader_end_skew_s == pytest.approx(0.75)
+  rows = sample_rows.StressRows(step, result, run_contexts.ScyllaZ3())
+  (skew,) = [row for row in rows if row.metric == 'loader_start_skew']
+  assert (skew.value, skew.unit) == (pytest.approx(0.75), 's')
+  share = 100 * 0.75 / result.duration_s
+  assert share > step_results.START_SKEW_MARK_PCT
+  assert skew.metadata['scylla_start_skew_pct'] == pytest.approx(share)
+  assert skew.metadata['scylla_start_skew_marked'] is True
+  (end_skew,) = [row for row in rows if row.metric == 'loader_end_skew']
+  assert end_skew.value == pytest.approx(0.75)
+
+
+def test_a_run_planned_to_start_late_is_not_skewed():
+  """Readers during writes start late by plan; their skew is the rest."""
+  settings = Settings(phases=('reads_during_writes',), rdw_read_delay_s=10)
+  step = Steps(settings)['reads_during_writes']
+  delays = {run.start_delay_s for run in step.runs}
+  assert delays == {0, 10}
+  # LoaderSkews reads a record's name only.
+  records = {
+      run.loader_index: types.SimpleNamespace(name=f'loader{run.loader_index}')
+      for run in step.runs
+  }
+  late = 0.25
+  spans = {
+      f'loader{run.loader_index}': (
+          100.0 + run.start_delay_s + late * run.loader_index,
+          160.0,
+      )
+      for run in step.runs
+  }
+  start_skew, end_skew = step_results.LoaderSkews(step, records, spans)
+  assert start_skew == pytest.approx(late * (len(step.runs) - 1))
+  assert end_skew == 0
 
 
 def test_fixed_rate_step_publishes_response_and_service_time(
@@ -457,10 +526,14 @@ def test_progress_of_a_long_step(tmp_path, outputs, lab, caplog):
   # What `grep` and `tail` print while the run is at its 5.0 s line:
   # 89,186 operations, 32,856 op/s.
   progress = ''.join([lines[header]] + lines[header + 1 : header + 6])
+  # The runs end once a second poll began: the first one's line is logged.
   polled = threading.Event()
+  reads = []
 
   def Progress(command):
-    polled.set()
+    reads.append(command)
+    if len(reads) > len(vms):
+      polled.set()
     return progress
 
   for vm, run in zip(vms, step.runs):

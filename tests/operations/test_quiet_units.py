@@ -102,7 +102,7 @@ def test_the_samples_say_what_is_masked_on_each_loader(tmp_path):
   }
   quiet_units.QuietLoader(loaders[1], settings)
   facts = run_context.GroupFacts(
-      loaders, 'loader', run_context.LoaderMaskedUnits(env)
+      loaders, 'loader', env.run_threaded, run_context.LoaderMaskedUnits(env)
   )
   assert facts['scylla_loader_masked_units'] == present
   for vm in loaders:

@@ -16,7 +16,7 @@
 
 Builds a 4 h output from a real one (tests/testdata/lab): its settings echo
 and header, its interval lines repeated with `total ops` and `time` re-timed
-(the fields re-printed with the tool's own row format), its Results block;
+(loader_outputs.Row: the tool's own row format), its Results block;
 then times ParseStressOutput on it, at 1 s and 10 s intervals, and
 CommonWindowRate over 30 such loaders. Prints figures; asserts nothing. Not
 collected by pytest.
@@ -30,17 +30,13 @@ import pathlib
 import time
 
 from perfkit_plugins.core.stress import stress_output
+from perfkit_plugins.testing import loader_outputs
 
 _FIXTURE = (
     pathlib.Path(__file__).parents[1]
     / 'testdata'
     / 'lab'
     / 'cs-read-30s-gaussian-t50.txt'
-)
-# StressMetrics.ROWFORMAT of cassandra-stress, in Python's notation.
-_ROW = (
-    '%-10s%10d,%8.0f,%8.0f,%8.0f,%8.1f,%8.1f,%8.1f,%8.1f,%8.1f,%8.1f,%7.1f,'
-    '%9.5f,%7d,%7.0f,%8.0f,%8.0f,%8.0f,%8.0f'
 )
 
 
@@ -54,30 +50,8 @@ def _LongOutput(hours, interval_s):
   count = int(hours * 3600 / interval_s)
   for i, line in zip(range(count), itertools.cycle(lines)):
     total += int(line.op_rate * interval_s)
-    latency = line.latency
     rows.append(
-        _ROW
-        % (
-            line.op_type + ',',
-            total,
-            line.op_rate,
-            line.partition_rate,
-            line.row_rate,
-            latency.mean_ms,
-            latency.median_ms,
-            latency.p95_ms,
-            latency.p99_ms,
-            latency.p999_ms,
-            latency.max_ms,
-            (i + 1) * interval_s,
-            line.stderr,
-            line.errors,
-            line.gc_count,
-            line.gc_max_ms,
-            line.gc_sum_ms,
-            line.gc_sdv_ms,
-            line.gc_mb,
-        )
+        loader_outputs.Row(line, total, line.op_rate, (i + 1) * interval_s)
     )
   return text[:head_end] + '\n'.join(rows) + text[results:], count
 

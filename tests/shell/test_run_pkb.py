@@ -18,9 +18,10 @@ The config is decoded the way pkb.py decodes it (PKB's flags, the module's
 GetConfig, PKB's BenchmarkConfigSpec), the spec is PKB's own BenchmarkSpec
 holding three fake servers and four fake loaders, and the samples go through
 PKB's SampleCollector (with its default metadata provider) and its JSON
-publisher. Servers answer with real ScyllaDB REST responses and tuning
-files (tests/testdata); loaders serve one loader's real outputs of a step
-of the same phase (tests/testdata/stress) for every run of the plan.
+publisher (perfkit_plugins/testing/fake_runs.py). Servers answer with real
+ScyllaDB REST responses and tuning files (tests/testdata); loaders serve one
+loader's real outputs of a step of the same phase (tests/testdata/stress)
+for every run of the plan.
 
 Needs a PKB checkout ($PKB_CHECKOUT, default /opt/PerfKitBenchmarker) under
 Python 3.12; skipped with a reason otherwise.
@@ -38,20 +39,16 @@ import re
 import shlex
 import shutil
 import threading
-import time
 
 import pytest
 
 from perfkit_plugins import version
-from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import metadata_reference
 from perfkit_plugins.engines import scylla
 from perfkit_plugins.operations import cluster
-from perfkit_plugins.operations import data_dir
 from perfkit_plugins.operations import run_sequence
 from perfkit_plugins.testing import expected_samples
-from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import pkb_checkout
 
 CHECKOUT = pkb_checkout.RequireOrSkip()
@@ -61,7 +58,6 @@ pytestmark = pytest.mark.pkb
 from absl import flags
 from absl.testing import flagsaver
 from perfkitbenchmarker import pkb  # Defines every flag pkb.py has.
-from perfkitbenchmarker import benchmark_spec as bm_spec
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import events
 from perfkitbenchmarker import publisher
@@ -72,6 +68,7 @@ from perfkit_plugins.shell import package_settings
 from perfkit_plugins.shell import samples as samples_lib
 from perfkit_plugins.shell import run_settings
 from perfkit_plugins.shell import step_signals
+from perfkit_plugins.testing import fake_runs
 
 # pylint: enable=g-import-not-at-top,wrong-import-position,g-bad-import-order
 
@@ -121,104 +118,6 @@ STEPS = (
     ('write_only', 'write_only'),
     ('read_cache', 'read_cache'),
 )
-# z3-highmem-88 (the config's GCP server type): 2 NUMA nodes.
-SERVER_VCPUS = 88
-VERSION = '2026.3.1-0.20261001.0123456789ab'
-
-
-class PkbFakeVm(fake_vm.FakeVm):
-  """A FakeVm with what PKB's own phase and publishing code reads of a VM."""
-
-  is_static = False
-  scratch_disks = ()
-  create_operation_name = None
-
-  def __init__(self, name, internal_ip, machine_type, **kwargs):
-    super().__init__(name, internal_ip, **kwargs)
-    self.machine_type = machine_type
-    # The VM's clock is the controller's (clock offsets near 0), printed as
-    # `date +%s.%N` prints it.
-    self.Reply(r'^date \+%s\.%N$', lambda _: f'{time.time():.9f}\n')
-    self.Reply(r'^lscpu ', fake_vm.LscpuListing(self.num_cpus, 1))
-    # quiet_units' mask and read-back: nothing of the list on this image.
-    self.Reply(r'^masked=; for unit in ', 'masked:\n')
-    self.Reply(
-        r'/bin/cassandra-stress version$',
-        (REPO / 'tests/testdata/stress_tool/version-3.18.1.txt').read_text(),
-    )
-    # The JDK linked beside cassandra-stress (Java 21 or later).
-    self.Reply(
-        r'/jdk/bin/java -version ',
-        (REPO / 'tests/testdata/java/version-temurin25.txt').read_text(),
-    )
-
-  def GetResourceMetadata(self):
-    return {
-        'cloud': 'GCP',
-        'machine_type': self.machine_type,
-        'zone': 'us-central1-a',
-        'name': self.name,
-    }
-
-  def GetOSResourceMetadata(self):
-    return {'os_type': 'ubuntu2404'}
-
-  def StopBackgroundWorkload(self):
-    pass
-
-  def IsInterruptible(self):
-    return False
-
-  def UpdateInterruptibleVmStatus(self, use_api=False):
-    del use_api
-
-
-def Server(index, testdata):
-  """A fake ScyllaDB node, tuned like a z3-highmem-88 and never compacting.
-
-  Tuning files, the default route and REST answers are real outputs; the
-  CPU listing is built for the machine shape (no real one exists here).
-  """
-  vm = PkbFakeVm(
-      f'server-{index}',
-      f'10.0.0.{index + 2}',
-      'z3-highmem-88',
-      num_cpus=SERVER_VCPUS,
-  )
-  vm.Reply(r'^ip -o -4 route', testdata('node', 'ip-route-default.txt'))
-  vm.Reply(r'^sudo systemctl is-active scylla-server$', 'active\n')
-  vm.Reply(
-      r'cat /etc/scylla.d/cpuset.conf',
-      testdata('scylla_setup', 'cpuset-v88-numa2.conf'),
-  )
-  vm.Reply(
-      r'perftune.py .*--get-irq-cpu-mask',
-      testdata('perftune', 'v88-numa2-get-irq-cpu-mask.txt'),
-  )
-  vm.Reply(
-      r'cat /etc/scylla.d/io_properties.yaml',
-      testdata('scylla_setup', 'io_properties-sct.yaml'),
-  )
-  vm.Reply(r'^nproc$', f'{SERVER_VCPUS}\n')
-  vm.Reply(r'^lscpu ', fake_vm.LscpuListing(SERVER_VCPUS, 2))
-  vm.Reply(r'^scylla --version', VERSION + '\n')
-  vm.Reply(
-      r'^gpg --show-keys --with-colons ',
-      testdata('scylla_setup', 'keyring-two-keys.colons'),
-  )
-  for path, name in (
-      (compactions.SCYLLA_COMPACTIONS_PATH, 'compactions-0.json'),
-      (compactions.SCYLLA_PENDING_TASKS_PATH, 'pending_tasks_by_table-0.json'),
-      (compactions.SCYLLA_HISTORY_PATH, 'compaction_history.json'),
-  ):
-    vm.Reply(
-        '^' + scylla.RestGetCommand(path).replace('.', r'\.') + '$',
-        testdata('scylla_rest', name),
-    )
-  vm.remote_files[scylla.SCYLLA_YAML] = testdata(
-      'scylla_setup', 'scylla.yaml-branch-2026.3'
-  )
-  return vm
 
 
 @pytest.fixture
@@ -241,42 +140,15 @@ def parsed_flags():
 @pytest.fixture
 def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
   """PKB's BenchmarkSpec of a decoded config, with fake VMs in its groups."""
-  del parsed_flags, run_dir
-  config = bm.GetConfig({})
-  config_spec = bm.BENCHMARK_CONFIG_SPEC_CLASS(
-      bm.BENCHMARK_NAME, flag_values=FLAGS, **config
+  del run_dir
+  benchmark_spec = fake_runs.BenchmarkSpec(bm, parsed_flags, testdata)
+  serve_stress_outputs(
+      benchmark_spec.vm_groups['loaders'], Plan(benchmark_spec)
   )
-  bm.CheckPrerequisites(config_spec)
-  benchmark_spec = bm_spec.BenchmarkSpec(bm, config_spec, 'scylla_phases0')
-  servers = [Server(i, testdata) for i in range(3)]
-  loaders = [
-      PkbFakeVm(f'loader-{i}', f'10.0.1.{i}', 'n2-highcpu-32')
-      for i in range(config_spec.vm_groups['loaders'].vm_count)
-  ]
-  benchmark_spec.unmanaged_vm_groups = {'servers': servers, 'loaders': loaders}
-  # What Prepare kept of each server's data volume (12 local SSDs of a
-  # z3-highmem-88 in one array), as PKB's pickled spec carries it to Run.
-  benchmark_spec.scylla_data_volumes = {
-      vm.name: data_dir.DataVolume(
-          tuple(f'/dev/nvme{i}n1' for i in range(1, 13)),
-          '/dev/md0',
-          'xfs',
-          'rw,noatime,discard',
-      )
-      for vm in servers
-  }
-  serve_stress_outputs(loaders, Plan(benchmark_spec))
   return benchmark_spec
 
 
-def Plan(benchmark_spec):
-  """The steps Run plans for this spec."""
-  settings = run_settings.SettingsFromConfig(benchmark_spec.config)
-  return run_settings.PlanSteps(
-      settings,
-      [vm.internal_ip for vm in benchmark_spec.vm_groups['servers']],
-      run_settings.ClusterRamBytes(settings),
-  )
+Plan = fake_runs.Plan
 
 
 class Recorded:
@@ -310,21 +182,9 @@ class Recorded:
 
 def RunAsPkb(benchmark_spec):
   """Calls the module's Run as pkb.py does, with observers connected."""
-  with Recorded() as recorded, benchmark_spec.RedirectGlobalFlags():
-    samples = benchmark_spec.BenchmarkRun(benchmark_spec)
+  with Recorded() as recorded:
+    samples = fake_runs.RunStage(benchmark_spec)
   return samples, recorded
-
-
-def Publish(benchmark_spec, samples, path):
-  """PKB's collector with its default metadata, JSON lines into path."""
-  collector = publisher.SampleCollector(
-      publishers=[publisher.NewlineDelimitedJSONPublisher(str(path))],
-      publishers_from_flags=False,
-      add_default_publishers=False,
-  )
-  collector.AddSamples(samples, bm.BENCHMARK_NAME, benchmark_spec)
-  collector.PublishSamples()
-  return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def ByStep(samples):
@@ -393,9 +253,9 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
       assert Metrics(step_samples) == expected_samples.STRESS_METRICS
   # The cluster the samples describe, read back from the servers.
   op_rate = [s for s in by_step['populate'] if s.metric == 'op_rate'][0]
-  assert op_rate.metadata['scylla_version'] == VERSION
+  assert op_rate.metadata['scylla_version'] == fake_runs.VERSION
   assert op_rate.metadata['scylla_servers'] == 3
-  assert op_rate.metadata['scylla_server_vcpus'] == 3 * SERVER_VCPUS
+  assert op_rate.metadata['scylla_server_vcpus'] == 3 * fake_runs.SERVER_VCPUS
   assert op_rate.metadata['scylla_shards'] == 3 * 80
   assert op_rate.metadata['scylla_loaders'] == 4
   assert op_rate.metadata['scylla_data_disks'] == 12
@@ -489,7 +349,7 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   assert all(set(o) == {'offset_s', 'uncertainty_s'} for o in offsets.values())
 
   # Through PKB's own publisher, with its default metadata.
-  published = Publish(spec, samples, tmp_path / 'results.json')
+  published = fake_runs.Publish(bm, spec, samples, tmp_path / 'results.json')
   assert len(published) == len(samples)
   first = published[0]
   assert first['test'] == 'scylla_phases'
@@ -709,6 +569,15 @@ def test_failed_step_publishes_what_was_measured_and_fails_the_run(
   assert len(os.listdir(step_dir)) == len(loader_files.FILE_KINDS) * 3 + 1
   failed = json.loads((step_dir / run_sequence.RECORD_FILE).read_text())
   assert 'command failed' in failed['loaders'][1]['error']
+  # Every step's whole error and plan lists, beside the bounded samples.
+  entries = json.loads((run_dir / 'scylla_phases' / bm.STEPS_FILE).read_text())
+  assert [(e['step'], e['status']) for e in entries] == [
+      (name, status) for name, (_, status) in statuses.items()
+  ]
+  (medium,) = [e for e in entries if e['step'] == 'read_medium']
+  assert 'loader 1 (loader-1): command failed' in medium['error']
+  (populate,) = [e for e in entries if e['step'] == 'populate']
+  assert len(populate['metadata']['loader_key_ranges']) == 4
   bm.Cleanup(spec)
   CheckCleanup(spec, run_dir)
 
@@ -763,7 +632,7 @@ def test_pkb_fails_the_run_stage_and_still_cleans_up(
     assert len(vm.CommandsMatching(r'systemctl stop scylla-server')) == 1
 
 
-class SameAddressVm(PkbFakeVm):
+class SameAddressVm(fake_runs.PkbFakeVm):
   """Equal to any VM of the same address, as PKB's static VMs compare."""
 
   def __eq__(self, other):

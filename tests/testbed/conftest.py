@@ -14,7 +14,8 @@
 
 """One test bed of real machines for every test of this folder.
 
-Six machines (three Cassandra servers, two loaders and a ScyllaDB server:
+Fourteen machines (three Cassandra servers, two loaders, a ScyllaDB
+server and eight more loaders only the test of many loaders runs on:
 perfkit_plugins/testing/testbed.py) and a mirror on the host serving the
 Apache Cassandra tarball built from Maven Central's jars, ScyllaDB's
 cassandra-stress binary distribution, and ScyllaDB's packages built from
@@ -74,7 +75,10 @@ def bed(tmp_path_factory):
   pkb_checkout.RequireOrSkip()
   # PKB's run directories stay after the session, in pytest's temp dir.
   with testbed_lib.MirroredTestbed(
-      testbed_lib.SERVERS + testbed_lib.LOADERS + testbed_lib.SCYLLA_SERVERS,
+      testbed_lib.SERVERS
+      + testbed_lib.LOADERS
+      + testbed_lib.SCYLLA_SERVERS
+      + testbed_lib.EXTRA_LOADERS,
       tmp_path_factory.mktemp('pkb'),
       system_machines=testbed_lib.SCYLLA_SERVERS,
       scylla_source=scylla_build.SourceDir(),

@@ -251,10 +251,14 @@ def test_phase_statuses_are_read_from_collapsed_labels_or_metadata():
 
 
 def test_the_pkb_command_of_a_kept_cluster_names_its_config():
-  command = local_run.PkbCommand('/opt/pkb checkout', '/var/tmp/a b.yaml')
+  command = local_run.PkbCommand(
+      '/opt/pkb checkout', '/var/tmp/a b.yaml', '/var/lib/local run'
+  )
   assert command == (
-      f"{sys.executable} '/opt/pkb checkout/pkb.py'"
+      "cd '/var/lib/local run/pkb' &&"
+      f" {sys.executable} '/opt/pkb checkout/pkb.py'"
       " --benchmarks=scylla_phases '--benchmark_config_file=/var/tmp/a b.yaml'"
+      " '--data_search_paths=/var/lib/local run/pkb'"
   )
 
 

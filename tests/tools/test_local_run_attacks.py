@@ -49,6 +49,7 @@ from perfkit_plugins.local import pkb_process
 from perfkit_plugins.local import processes
 from perfkit_plugins.local import trusted_paths
 from perfkit_plugins.tools import local_run
+from perfkit_plugins.tools import pkb_location
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which('setpriv'),
@@ -367,6 +368,50 @@ def test_the_mirror_imports_nothing_from_the_callers_directory(
   monkeypatch.setenv('PYTHONPATH', str(caller))
   assert _ServedByMirror(tmp_path) == b'payload'
   assert not marker.exists()
+
+
+def test_pkb_takes_no_data_file_from_the_callers_directory(
+    monkeypatch, tmp_path, shared_dir
+):
+  """PKB searches '.' for data files first; pkb.py runs in root's own dir.
+
+  A ssh_config.j2 planted where the admin runs the command would be
+  rendered as root's ssh config (and execute_command.py pushed to the
+  machines); pkb.py must find PKB's own files, whatever the caller's
+  directory.
+  """
+  checkout = pkb_location.Path()
+  if not os.path.isfile(os.path.join(checkout, 'pkb.py')):
+    pytest.skip(f'no PKB checkout at {checkout}')
+  _AsNobody(
+      f'cd {shared_dir} && echo planted | tee ssh_config.j2'
+      ' execute_command.py >/dev/null'
+  )
+  stub = tmp_path / 'checkout'
+  stub.mkdir()
+  # pkb.py's own resolution of data files, from the checkout it names.
+  (stub / 'pkb.py').write_text(
+      'import os, sys\n'
+      f'sys.path.insert(0, {str(checkout)!r})\n'
+      'from absl import flags\n'
+      'from perfkitbenchmarker import data\n'
+      'flags.FLAGS(sys.argv, known_only=True)\n'
+      'print(os.getcwd())\n'
+      "for name in ('ssh_config.j2', 'execute_command.py'):\n"
+      '  print(data.ResourcePath(name))\n'
+  )
+  work_dir = tmp_path / 'pkb'
+  work_dir.mkdir(mode=0o700)
+  out = tmp_path / 'out'
+  monkeypatch.chdir(shared_dir)
+  with open(out, 'wb') as f:
+    process = pkb_process.Start(stub, [], f, work_dir=work_dir)
+    assert process.wait(timeout=120) == 0, out.read_text()
+  cwd, *found = out.read_text().splitlines()[-3:]
+  assert cwd == str(work_dir)
+  for path in found:
+    assert not path.startswith(str(shared_dir)), path
+    assert path.startswith(str(checkout)), path
 
 
 def _Repository(path):

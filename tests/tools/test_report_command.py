@@ -201,11 +201,61 @@ def test_arms_run_one_after_the_other_are_said_so(write_runs, capsys):
   assert report_command.Main(a + ['--vs'] + b + ['--no_plots']) == 0
   out = capsys.readouterr().out
   assert (
-      'Run order: not interleaved: correlation of arm and start time +0.87'
+      'Run order: 8 start times over 7.0 h, mean start of B +4.0 h from A'
       ' (every A cluster started before every B cluster)'
   ) in out
   assert 'Unit replicated: clusters, with a linear trend in time' in out
-  assert 'B/A adjusted for a linear trend common to both arms' in out
+  assert (
+      "Warning, every row: the arms' mean starts lie 4.0 h apart: B/A"
+      ' adjusted for a linear trend common to both arms'
+  ) in out
+
+
+def test_arms_launched_a_second_apart_are_compared_and_gated(
+    write_runs, capsys
+):
+  # Every A run in one second, every B run in the next: they ran together.
+  a = _Arm(write_runs, 'a', 4, seed=111)
+  b = _Arm(write_runs, 'b', 4, scale=0.75, seed=121)
+  for arm, second in ((a, 0), (b, 1)):
+    for index, path in enumerate(arm):
+      text = pathlib.Path(path).read_text()
+      start = 1_790_000_000 + 3600 * index
+      pathlib.Path(path).write_text(
+          text.replace(
+              f'|scylla_run_start:{start}|',
+              f'|scylla_run_start:{1_790_000_000 + second}|',
+          )
+      )
+  argv = a + ['--vs'] + b + ['--no_plots', '--fail_on=WORSE']
+  assert report_command.Main(argv) == report_command.EXIT_VERDICT
+  captured = capsys.readouterr()
+  assert (
+      'Run order: simultaneous: every cluster started within 15 minutes of'
+      ' the first'
+  ) in captured.out
+  assert 'No verdict' not in captured.out
+  assert 'read_small op rate: B/A = -2' in captured.err
+
+
+def test_fail_on_worse_counts_a_figure_b_publishes_as_zero(write_runs, capsys):
+  a = _Arm(write_runs, 'a', 3, seed=1)
+  b = _Arm(write_runs, 'b', 3, seed=21)
+  lines = pathlib.Path(b[0]).read_text().splitlines()
+  zeroed = [
+      re.sub(r'"value": [0-9.e+-]+', '"value": 0.0', line)
+      if '"op_rate"' in line and '|scylla_step:read_small|' in line
+      else line
+      for line in lines
+  ]
+  assert zeroed != lines
+  pathlib.Path(b[0]).write_text('\n'.join(zeroed) + '\n')
+  argv = a + ['--vs'] + b + ['--no_plots', '--fail_on=WORSE']
+  assert report_command.Main(argv) == report_command.EXIT_VERDICT
+  assert (
+      "read_small READ op rate: 0 or less in 3 of B's 9 measurements,"
+      ' positive in every one of A: B is worse (not compared)'
+  ) in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -350,29 +400,32 @@ def test_a_forest_plot_that_cannot_be_written_is_named(
 
 
 def test_the_readme_example(write_runs, tmp_path, capsys):
-  """Three clusters x three repeats per arm; B's read_small 23% slower."""
+  """Three clusters x three repeats per arm, in the order A B B A A B.
+
+  B's read_small 23% slower.
+  """
   a = [
       write_runs(
           f'a{i + 1}.json',
           dict(
               cluster=f'a-cluster-{i}',
-              start=1_790_000_000 + 7200 * i,
+              start=1_790_000_000 + 3600 * hour,
               seed=100 + i,
           ),
       )
-      for i in range(3)
+      for i, hour in enumerate((0, 3, 4))
   ]
   b = [
       write_runs(
           f'b{i + 1}.json',
           dict(
               cluster=f'b-cluster-{i}',
-              start=1_790_003_600 + 7200 * i,
+              start=1_790_000_000 + 3600 * hour,
               seed=200 + i,
               step_scales={'read_small': 0.77},
           ),
       )
-      for i in range(3)
+      for i, hour in enumerate((1, 2, 5))
   ]
   argv = a + ['--vs'] + b + ['--forest', str(tmp_path / 'forest.png')]
   assert report_command.Main(argv) == 0

@@ -218,8 +218,6 @@ def _Compared(label, ratio, low, high, verdict, margin=0.02):
       ci_low=low,
       ci_high=high,
       level=0.95,
-      equivalence_low=low,
-      equivalence_high=high,
       margin=margin,
       higher_is_better=True,
       p=0.01,
@@ -272,7 +270,7 @@ def test_forest_plot_colours_each_verdict(tmp_path, monkeypatch):
   # Each label says the level of the interval its verdict rests on.
   assert labels == [
       'unknown (95%)',
-      'same (90%)',
+      'same (95%)',
       'better (95%)',
       'worse (95%)',
   ]

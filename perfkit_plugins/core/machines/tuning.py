@@ -436,6 +436,15 @@ def Report(records, release):
   return metadata, problems
 
 
+NODE_OWN_KEYS = frozenset({'scylla_data_device'})
+"""Keys naming each node's own thing (its data directory or device path).
+
+Their values may differ by node without the nodes being set up
+differently: they are listed per node (ClusterMetadata) but are no
+difference to warn about.
+"""
+
+
 def ClusterMetadata(
     per_node,
     uniform_key='scylla_tuning_uniform',
@@ -472,7 +481,8 @@ def ClusterMetadata(
       metadata[key] = listed
     else:
       differences.append(f'{key} {listed}')
-    problems.append(f'nodes differ in {key}: {listed}')
+    if key not in NODE_OWN_KEYS:
+      problems.append(f'nodes differ in {key}: {listed}')
   if differences:
     metadata[differences_key] = ' / '.join(differences)
   if uniform_key:

@@ -788,7 +788,7 @@ def _NewContext(
 
 
 # Phases run once: the data set is written and settles once.
-_ONCE = ('populate', 'quiesce')
+ONCE_PHASES = ('populate', 'quiesce')
 # Kinds of step that change the data (a later read would meet their
 # memtables and compaction backlog).
 _WRITING = ('latency', 'reads_during_writes', 'mixed', 'write_only')
@@ -805,11 +805,11 @@ def _PhaseSteps(ctx):
   """
   s = ctx.settings
   steps = []
-  for phase in _ONCE:
+  for phase in ONCE_PHASES:
     if phase in s.phases:
       steps += _PHASE_PLANNERS[phase](ctx)
   measured = [
-      p for p in settings_lib.PHASES if p in s.phases and p not in _ONCE
+      p for p in settings_lib.PHASES if p in s.phases and p not in ONCE_PHASES
   ]
   if s.repeats == 1:
     for phase in measured:

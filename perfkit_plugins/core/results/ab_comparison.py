@@ -22,14 +22,18 @@ measurements are one per repeat of each run (intervals.Measurement: the
 value, the run's cluster, the repeat, and the within-run interval its
 sample carries, and when the run started). CompareArms tests B/A where
 the noise between clusters is known (both arms on several clusters, one
-arm on several, or an A/A experiment's noise given with --noise_from), with
-a trend in time when the arms did not take turns; elsewhere it shows the
-difference within what ran, without a verdict. CompareRows adjusts every
-row's p-values together (Benjamini-Hochberg) before the verdicts. Warm-up
-steps are never compared, nor is the op rate of a fixed-rate op type (its
-target, not the database's), nor any figure of a step whose fixed rate was
-not reached in a run of either arm (it measured a queue behind its
-schedule): the report says why.
+arm on several, or an A/A experiment's noise given with --noise_from),
+with a trend in time common to both arms where the clusters allow one;
+elsewhere it shows the difference within what ran, without a verdict.
+CompareRows adjusts every row's p-values together (Benjamini-Hochberg for
+the table's verdicts, Holm for the regressions a gate stops on) before the
+verdicts. Warm-up steps are never compared, nor is the op rate of a
+fixed-rate op type (its target, not the database's), nor any figure of a
+step whose fixed rate was not reached in a run of either arm (it measured
+a queue behind its schedule), nor a figure that is not positive: the
+report says why, and counts what B lost that A had (a fixed rate missed on
+a larger share of B's clusters than of A's, a figure B no longer
+publishes or publishes as 0) as lost.
 
 Imports scipy (through core/stats): only the report's modules import it,
 never a module pkb.py loads.
@@ -45,6 +49,8 @@ from perfkit_plugins.core.stats import intervals
 
 LEVEL = 0.95
 FDR = 0.05
+# The family-wise error rate of the regressions --fail_on=WORSE stops on.
+FWER = 0.05
 # Run labels an arm's description names before it only counts them.
 _MAX_LABELS = 3
 OP_RATE = 'op_rate'
@@ -73,8 +79,9 @@ _REPLICATED = {
         ' differences between clusters as that experiment saw them'
     ),
     comparison.TREND_ADJUSTED: (
-        'clusters, with a linear trend in time (least squares on arm and'
-        ' start time): the arms did not take turns'
+        'clusters, with a linear trend in time common to both arms (least'
+        ' squares on arm and start time): the interval covers differences'
+        ' between clusters'
     ),
     comparison.WELCH_REPEATS: (
         'repeats on one cluster (Welch t test on log repeat values): the'
@@ -195,8 +202,10 @@ class Report:
     noise_source: the A/A experiment whose noise rows of one cluster per
       arm use, in words; '' when none was given.
     lost: what B lost that A had, among the figures not compared: a step
-      whose fixed rate A reached and B did not, a figure A published and B
-      did not (its step failed or did not run). A regression no row shows.
+      whose fixed rate B missed on a larger share of its clusters than A, a
+      figure A published and B did not (its step failed or did not run), a
+      figure positive in A and not in B (0: nothing measured). A
+      regression no row shows.
   """
 
   a: Arm
@@ -267,26 +276,47 @@ def MissedRates(arms):
     arms: [(arm name, its results_tables.Run)].
 
   Returns:
-    {step: (why, the arms that missed it)}, in the order the steps first
-    appear.
+    {step: (why, {arm: (clusters that missed it, the arm's clusters)})},
+    in the order the steps first appear; an arm that never missed it is
+    left out.
   """
   missed = {}
+  clusters = {}
   for name, runs in arms:
+    clusters[name] = len({run.cluster for run in runs})
     for run in runs:
       for step in results_tables.RateMissedSteps(run):
-        missed.setdefault(step, {})[name] = None
-  return {
-      step: (
-          (
-              f'{step}: not compared: its fixed rate was not reached in'
-              f' {" and ".join(names)} (rate_not_reached): its latencies'
-              ' measure a queue behind the schedule, not the database at that'
-              ' rate'
-          ),
-          tuple(names),
+        missed.setdefault(step, {}).setdefault(name, set()).add(run.cluster)
+  result = {}
+  for step, names in missed.items():
+    shares = {name: (len(names[name]), clusters[name]) for name in names}
+    where = ' and '.join(
+        f'{name} ({count} of {total} clusters)'
+        for name, (count, total) in shares.items()
+    )
+    result[step] = (
+        (
+            f'{step}: not compared: its fixed rate was not reached in'
+            f' {where} (rate_not_reached): its latencies measure a queue'
+            ' behind the schedule, not the database at that rate'
+        ),
+        shares,
+    )
+  return result
+
+
+def _LostRates(missed, clusters_a):
+  """Steps whose fixed rate B missed on a larger share of its clusters."""
+  lost = []
+  for step, (_, shares) in missed.items():
+    count_b, total_b = shares.get('B', (0, 1))
+    count_a, total_a = shares.get('A', (0, clusters_a))
+    if count_b / total_b > count_a / total_a:
+      lost.append(
+          f'{step}: its fixed rate was not reached on {count_b} of'
+          f" {total_b} of B's clusters, {count_a} of {total_a} of A's"
       )
-      for step, names in missed.items()
-  }
+  return lost
 
 
 def _Within(row):
@@ -484,9 +514,18 @@ def Compare(
   for f in shared:
     ops.setdefault(f.step, set()).add(f.op)
   rows = []
+  zeros = []
   for figure in shared:
     a = Measurements(a_runs, figure)
     b = Measurements(b_runs, figure)
+    lost_values = [m for m in b if not m.value > 0]
+    if lost_values and all(m.value > 0 for m in a):
+      zeros.append(
+          f'{figure.step} {figure.op} {figure.Name()}: 0 or less in'
+          f" {len(lost_values)} of B's {len(b)} measurements, positive in"
+          ' every one of A'
+      )
+      continue
     label_op = figure.op if len(ops[figure.step]) > 1 else ''
     metric = ' '.join(filter(None, (label_op, figure.Name())))
     try:
@@ -508,7 +547,7 @@ def Compare(
             figure, f'{figure.step} {metric}', _ArmValue(a), _ArmValue(b), row
         )
     )
-  if not rows:
+  if not rows and not zeros:
     raise ComparisonError(
         'no figure to compare: the arms share no step and op type with'
         ' positive figures'
@@ -516,15 +555,15 @@ def Compare(
     )
   decided = comparison.CompareRows([c.row for c in rows], FDR)
   rows = [dataclasses.replace(c, row=row) for c, row in zip(rows, decided)]
-  lost = [
-      f'{step}: its fixed rate was reached in A, not in B'
-      for step, (_, arms) in missed.items()
-      if arms == ('B',)
-  ] + [
-      f'{f.step} {f.op} {f.Name()}: in A, not in B'
-      for f in a_figures
-      if f not in in_b
-  ]
+  lost = (
+      _LostRates(missed, len({run.cluster for run in a_runs}))
+      + [
+          f'{f.step} {f.op} {f.Name()}: in A, not in B'
+          for f in a_figures
+          if f not in in_b
+      ]
+      + zeros
+  )
   return Report(
       Arm('A', tuple(a_runs), tuple(a_files)),
       Arm('B', tuple(b_runs), tuple(b_files)),
@@ -584,7 +623,7 @@ def _Table(report):
         if math.isfinite(high) and low > 0
         else 'none'
     )
-    q = row.q_equivalence if row.verdict == comparison.EQUIVALENT else row.q
+    q = row.q
     rows.append((
         c.figure.step,
         c.figure.op,
@@ -600,8 +639,8 @@ def _Table(report):
     ))
   return results_tables.Table(
       'B/A per figure (CI: the interval the verdict rests on, at its level;'
-      f' q: p adjusted across the {_Decidable(report)} rows with a verdict,'
-      ' of the equivalence test for EQUIVALENT rows; to settle: clusters per'
+      ' q: p of B/A = 1 adjusted across the'
+      f' {_Decidable(report)} rows with a verdict; to settle: clusters per'
       ' arm, and how many more, an INCONCLUSIVE row needs)',
       (
           'step',
@@ -638,11 +677,11 @@ def _Header(report):
     )
   decidable = _Decidable(report)
   lines.append(
-      '  Method: EQUIVALENT when B/A outside the margin is rejected (two'
-      ' one-sided tests), else BETTER or WORSE when B/A = 1 is rejected,'
-      f' each kind of test adjusted across the {decidable} rows with a'
-      f' verdict (Benjamini-Hochberg, false discovery rate {FDR:.0%}),'
-      ' intervals at the levels that selection implies; margins: op rate'
+      '  Method: one interval per row, at the level the rows where B/A = 1'
+      f' is rejected imply (Benjamini-Hochberg across the {decidable} rows'
+      f' with a verdict, false discovery rate {FDR:.0%}): EQUIVALENT when it'
+      ' lies within the margin, else BETTER or WORSE when it excludes 1,'
+      ' else INCONCLUSIVE; margins: op rate'
       f' {report.margins["op rate"]:.1%}, latency percentiles'
       f' {report.margins["percentiles"]:.1%} ({report.margin_source})'
   )
@@ -656,6 +695,16 @@ def _Header(report):
   orders = list(dict.fromkeys(c.row.order for c in report.rows if c.row.order))
   if len(orders) == 1:
     lines.append(f'  Run order: {orders[0]}')
+  trends = [
+      c.row.trend_per_hour
+      for c in report.rows
+      if c.row.trend_per_hour is not None
+  ]
+  if trends:
+    lines.append(
+        '  Trend in time common to both arms (fitted per row, B/A adjusted'
+        f' for it): {min(trends):+.2%} to {max(trends):+.2%} per hour'
+    )
   if decidable < len(report.rows):
     reasons = list(
         dict.fromkeys(c.row.no_verdict for c in report.rows if c.row.no_verdict)
@@ -668,6 +717,13 @@ def _Header(report):
   if common:
     lines.append(f'  Warning, every row: {common}')
   lines.append(f'  Verdicts: {Summary(report)}')
+  worse = VerdictCounts(report)[comparison.WORSE]
+  if worse:
+    lines.append(
+        f'  Regressions: {len(Regressions(report))} of the {worse} WORSE'
+        f' rows at a family-wise error rate of {FWER:.0%} (Holm), what'
+        ' --fail_on=WORSE stops on'
+    )
   return '\n'.join(lines)
 
 
@@ -702,15 +758,16 @@ def ReportJson(report):
   """The comparison as a JSON-ready dict: arms, margins and rows.
 
   Each row: step, op, metric, kind, figure, a, b, ratio, ci_low, ci_high,
-  level (of ci_low and ci_high), equivalence_low, equivalence_high,
-  equivalence_level, verdict, no_verdict (why a row has none, '' when it
+  level (of ci_low and ci_high: the one interval the verdict rests on),
+  verdict, regression (WORSE at the family-wise error rate FWER: what
+  --fail_on=WORSE stops on), no_verdict (why a row has none, '' when it
   can have one), detectable (B/A = 1 rejected), runs_a, runs_b
   (measurements: repeats of runs), clusters_a, clusters_b, method, covers,
-  warning, order (of the clusters in time), trend_per_hour, p, q,
-  p_equivalence, q_equivalence, margin, standard_error_log, dof,
+  warning, order (of the clusters in time), trend_per_hour, p, q (Benjamini-
+  Hochberg), p_familywise (Holm), margin, standard_error_log, dof,
   clusters_needed and claim. Unknown numbers (no test, unbounded
-  intervals) are null. Beside the rows: not_compared (each figure left out,
-  with why) and lost_in_b (what B lost that A had).
+  intervals) are null. Beside the rows: fdr, fwer, not_compared (each
+  figure left out, with why) and lost_in_b (what B lost that A had).
   """
   rows = []
   for c in report.rows:
@@ -727,10 +784,8 @@ def ReportJson(report):
         'ci_low': _Number(row.ci_low),
         'ci_high': _Number(row.ci_high),
         'level': row.level,
-        'equivalence_low': _Number(row.equivalence_low),
-        'equivalence_high': _Number(row.equivalence_high),
-        'equivalence_level': row.equivalence_level,
         'verdict': row.verdict,
+        'regression': comparison.Regression(row, FWER),
         'no_verdict': row.no_verdict,
         'detectable': row.detectable,
         'runs_a': row.runs_a,
@@ -744,8 +799,7 @@ def ReportJson(report):
         'trend_per_hour': _Number(row.trend_per_hour),
         'p': _Number(row.p),
         'q': _Number(row.q),
-        'p_equivalence': _Number(row.p_equivalence),
-        'q_equivalence': _Number(row.q_equivalence),
+        'p_familywise': _Number(row.p_familywise),
         'margin': row.margin,
         'standard_error_log': _Number(row.standard_error),
         'dof': _Number(row.dof),
@@ -763,6 +817,7 @@ def ReportJson(report):
           for arm in (report.a, report.b)
       },
       'fdr': FDR,
+      'fwer': FWER,
       'margins': dict(report.margins),
       'noise_source': report.noise_source,
       'rows': rows,
@@ -786,3 +841,15 @@ def Summary(report) -> str:
   """One line: how many rows got each verdict."""
   counts = VerdictCounts(report)
   return ', '.join(f'{n} {v}' for v, n in counts.items() if n)
+
+
+def Regressions(report):
+  """The rows a gate stops on: WORSE at the family-wise error rate FWER.
+
+  comparison.Regression: Holm's adjustment bounds the chance that a report
+  where nothing is worse has any such row at FWER, where the table's
+  Benjamini-Hochberg verdicts bound only the expected share of wrong ones
+  (with many rows truly better, an unchanged row is called WORSE now and
+  then).
+  """
+  return [c for c in report.rows if comparison.Regression(c.row, FWER)]

@@ -32,22 +32,36 @@ its p-value is at most 5% / m, m the figures compared. A plan from measured
 noise therefore tests each of its m figures at alpha = 5% / m (Bonferroni,
 which Benjamini-Hochberg never rejects less than), for the difference and
 for equivalence alike: the clusters it gives suffice however many of the
-figures moved.
+figures moved. For equivalence that is conservative: when every figure is
+equivalent, Benjamini-Hochberg declares them at up to alpha = 5% each, so
+the plan also gives the clusters at 5%, which the design needs at least;
+the truth lies between the two.
+
+A phase that runs once per cluster (populate, quiesce) is never repeated:
+its figures are planned at one repeat whatever the others' repeats.
 
 Without measured noise a plan is a guess: AssumedNoise makes one only from
-noise the user states, and every line of its text says it is assumed.
+noise the user states, and every line of its text says it is assumed. It
+plans at 5% / DEFAULT_FIGURES, as a measured plan of a run of the default
+phases would, unless told how many figures the report will compare.
 """
 
 import dataclasses
 import math
 from typing import Optional
 
+from perfkit_plugins.core.plan import plan as plan_lib
 from perfkit_plugins.core.results import ab_comparison
 from perfkit_plugins.core.results import results_tables
 from perfkit_plugins.core.stats import experiment
 
 ALPHA = 0.05
 POWER = 0.8
+# The figures a report of a run of the default phases compares (ab_comparison
+# .Figures): op rate, p50, p99 and p99.9 of populate, the three reads, reads
+# during writes' READ and total, mixed's READ, WRITE and total; the p50, p99
+# and p99.9 of the four latency rates and of reads during writes' WRITE.
+DEFAULT_FIGURES = 51
 # Longest run order printed in full.
 _MAX_ORDER = 40
 # Below this many clusters, the plan says its between-cluster noise is
@@ -66,9 +80,16 @@ class FigurePlan:
     detect: clusters per arm to detect the difference with POWER; None
       when no noise is known.
     equivalence: clusters per arm to show two equal arms equivalent within
-      `margin` with POWER; None when unknown or out of reach.
+      `margin` with POWER at the plan's alpha (enough however few figures
+      are equivalent); None when unknown or out of reach.
     margin: the equivalence margin.
     problem: why the figure has no plan ('' when it has one).
+    repeats: the repeats per cluster it is planned at: 1 for a phase that
+      runs once, else the plan's.
+    equivalence_least: clusters per arm at ALPHA, the fewest that can show
+      equivalence with POWER (when every figure is equivalent and the
+      report's adjustment declares each at up to ALPHA); equal to
+      equivalence when the plan's alpha is ALPHA.
   """
 
   figure: Optional[ab_comparison.Figure]
@@ -77,6 +98,8 @@ class FigurePlan:
   equivalence: Optional[int]
   margin: float
   problem: str = ''
+  repeats: int = 1
+  equivalence_least: Optional[int] = None
 
   @property
   def lower_bound(self):
@@ -116,12 +139,36 @@ def _FigurePlan(figure, noise, difference, repeats, margin, alpha):
   """Clusters per arm for one figure's noise; problem set when unknown."""
   try:
     detect = experiment.ClustersNeeded(noise, difference, repeats, alpha, POWER)
-    equivalence = experiment.ClustersNeededForEquivalence(
-        noise, 0.0, margin, repeats, alpha, POWER
+    # The report shows equivalence when its two-sided interval lies inside
+    # the margin: each side is tested at half the level's complement.
+    equivalence, least = (
+        experiment.ClustersNeededForEquivalence(
+            noise, 0.0, margin, repeats, level / 2, POWER
+        )
+        for level in (alpha, ALPHA)
     )
   except ValueError as e:
-    return FigurePlan(figure, noise, None, None, margin, str(e))
-  return FigurePlan(figure, noise, detect, equivalence, margin)
+    return FigurePlan(
+        figure, noise, None, None, margin, str(e), repeats=repeats
+    )
+  return FigurePlan(
+      figure,
+      noise,
+      detect,
+      equivalence,
+      margin,
+      repeats=repeats,
+      equivalence_least=least,
+  )
+
+
+def _RunsOnce(runs, figure):
+  """Whether the figure's step belongs to a phase that runs once."""
+  return any(
+      r.metadata.get('scylla_phase') in plan_lib.ONCE_PHASES
+      for run in runs
+      for r in run.Rows(figure.metric, figure.step, figure.op, figure.kind)
+  )
 
 
 def _Price(runs):
@@ -182,8 +229,11 @@ def PlanFromRuns(
           FigurePlan(figure, None, None, None, figure_margin, str(e))
       )
       continue
+    figure_repeats = 1 if _RunsOnce(runs, figure) else repeats
     figures.append(
-        _FigurePlan(figure, noise, difference, repeats, figure_margin, alpha)
+        _FigurePlan(
+            figure, noise, difference, figure_repeats, figure_margin, alpha
+        )
     )
   clusters = len({run.cluster for run in runs})
   source = (
@@ -218,8 +268,13 @@ def AssumedNoise(
     margin=None,
     cluster_hours=None,
     usd_per_cluster_hour=None,
+    figures=DEFAULT_FIGURES,
 ):
   """A plan from noise the user assumes (not measured: the text says so).
+
+  Planned at ALPHA / figures as a measured plan is at ALPHA over the
+  figures its runs publish: the report adjusts its rows together, and a
+  figure that moved alone is declared only at that level.
 
   Args:
     between_cv: assumed SD of log cluster means between clusters.
@@ -229,22 +284,28 @@ def AssumedNoise(
     margin: equivalence margin; None for the op rates' default.
     cluster_hours: hours one cluster runs.
     usd_per_cluster_hour: price of one cluster-hour.
+    figures: the figures the report will compare (DEFAULT_FIGURES for a
+      run of the default phases).
 
   Returns:
     Plan with one FigurePlan for every figure.
 
   Raises:
-    ValueError: a negative noise, or a difference of 0 or of -100% or less.
+    ValueError: a negative noise, fewer than one figure, or a difference of
+      0 or of -100% or less.
   """
   if min(between_cv, within_cv) < 0:
     raise ValueError('assumed noise cannot be negative')
+  if figures < 1:
+    raise ValueError(f'{figures} figures: at least one is compared')
   _CheckDifference(difference)
   noise = experiment.NoiseProfile(between_cv, within_cv, None)
   margin = ab_comparison.Margins(margin)['op rate']
+  alpha = ALPHA / figures
   return Plan(
       difference,
       repeats,
-      (_FigurePlan(None, noise, difference, repeats, margin, ALPHA),),
+      (_FigurePlan(None, noise, difference, repeats, margin, alpha),),
       (
           f'ASSUMED, not measured: {between_cv:.1%} between clusters,'
           f' {within_cv:.1%} between repeats on one cluster'
@@ -253,6 +314,7 @@ def AssumedNoise(
       usd_per_cluster_hour=usd_per_cluster_hour,
       price_source='given',
       cluster_hours=cluster_hours,
+      alpha=alpha,
   )
 
 
@@ -272,6 +334,14 @@ def _Clusters(value):
   return '-' if value is None else str(value)
 
 
+def _Equivalence(plan_figure):
+  """'least-enough' clusters to show equivalence, one number when equal."""
+  least, enough = plan_figure.equivalence_least, plan_figure.equivalence
+  if least is None or enough is None or least == enough:
+    return _Clusters(enough)
+  return f'{least}-{enough}'
+
+
 def _Table(plan):
   """One line per figure: its noise at each level, clusters per arm."""
   rows = []
@@ -287,7 +357,7 @@ def _Table(plan):
         _Cv(noise and noise.within_cluster_cv),
         _Cv(noise and noise.within_run_cv),
         _Clusters(p.detect) + (mark if p.detect else ''),
-        _Clusters(p.equivalence) + (mark if p.equivalence else ''),
+        _Equivalence(p) + (mark if p.equivalence else ''),
     ))
   return results_tables.Table(
       'Noise and clusters per arm',
@@ -385,6 +455,30 @@ def RenderPlan(plan):
         f'  The noise between clusters rests on {clusters} clusters: an SD'
         f' from {clusters - 1} degree(s) of freedom, easily off by a factor'
         ' of two; an A/A experiment on more clusters plans more surely.'
+    )
+  once = list(
+      dict.fromkeys(
+          p.figure.step
+          for p in plan.figures
+          if p.figure is not None and p.repeats != plan.repeats
+      )
+  )
+  if once:
+    lines.append(
+        f'  {", ".join(once)} run{"s" if len(once) == 1 else ""} once per'
+        ' cluster whatever the repeats: planned at 1 repeat'
+    )
+  if any(_Equivalence(p) != _Clusters(p.equivalence) for p in plan.figures):
+    lines.append(
+        '  To show equivalence, a range: at least the clusters at alpha'
+        f' {ALPHA:.0%} (every figure equivalent: the adjustment then'
+        f' declares each at up to {ALPHA:.0%}), at most those at'
+        f' {plan.alpha:.2%} (enough however few are)'
+    )
+  if plan.assumed and plan.alpha != ALPHA:
+    lines.append(
+        f'  {round(ALPHA / plan.alpha)} figures: those a report of a run of'
+        ' the default phases compares'
     )
   if any(p.lower_bound for p in plan.figures):
     lines.append(

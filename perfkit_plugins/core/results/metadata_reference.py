@@ -30,6 +30,8 @@ docs/metadata.md is Markdown() of this module, written by
 import dataclasses
 import re
 
+from perfkit_plugins.core.results import step_results
+
 INT = 'int'
 FLOAT = 'float'
 STR = 'str'
@@ -228,6 +230,27 @@ METRICS = (
             "Longest stop of any loader's JVM in the step's window: a"
             ' safepoint (collector pause or other) or a ZGC stall. Requests'
             ' scheduled during a stop are late by up to its length.'
+        ),
+    ),
+    Metric(
+        'loader_start_skew',
+        's',
+        'stress step',
+        (
+            "How far apart the loaders' first HDR intervals lie on the"
+            " controller's clock (clock offsets applied; a run planned to"
+            ' start late counts from its planned start): every second of it'
+            ' is a second of the step outside the window all loaders share.'
+        ),
+    ),
+    Metric(
+        'loader_end_skew',
+        's',
+        'stress step',
+        (
+            "How far apart the loaders' last HDR intervals end (a counted"
+            ' step such as populate ends each loader when its keys are'
+            ' written).'
         ),
     ),
     Metric(
@@ -633,6 +656,22 @@ SECTIONS = (
                     ' figures'
                 ),
                 "Why some loaders' CPU use is unknown, separated by '; '.",
+            ),
+            Key(
+                'scylla_start_skew_pct',
+                FLOAT,
+                'loader_start_skew',
+                'The start skew as a share of the step, percent.',
+            ),
+            Key(
+                'scylla_start_skew_marked',
+                BOOL,
+                'loader_start_skew',
+                (
+                    'Whether the start skew reached'
+                    f' {step_results.START_SKEW_MARK_PCT:g}% of the step: the'
+                    ' figures cover a window that much shorter than the step.'
+                ),
             ),
             Key(
                 'scylla_loader_stop_max_ms',
@@ -1124,7 +1163,8 @@ SECTIONS = (
                 _EVERY,
                 (
                     'Whether every server agreed in every tuning fact and data'
-                    ' volume key.'
+                    " volume key (each server's own `scylla_data_device`"
+                    ' path may differ).'
                 ),
             ),
             Key(

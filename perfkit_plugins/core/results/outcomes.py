@@ -61,6 +61,26 @@ class StepOutcome:
   error: str = ''
 
 
+def StepEntry(outcome):
+  """What the run directory's steps.json keeps of a step, as a dict.
+
+  Its status, times, whole error and the plan's metadata with every list
+  whole (one value per loader): the published samples carry them bounded
+  (core/results/publishable.py).
+  """
+  step = outcome.step
+  return {
+      'step': step.name,
+      'kind': step.kind,
+      'phase': step.phase,
+      'status': outcome.status,
+      'started_at': outcome.started_at,
+      'ended_at': outcome.ended_at,
+      'error': outcome.error,
+      'metadata': dict(step.metadata),
+  }
+
+
 def Interrupted(outcomes):
   """Whether pkb.py was interrupted during one of the steps."""
   return any(o.status == STATUS_INTERRUPTED for o in outcomes)

@@ -25,12 +25,27 @@ and a backslash become `/`, a line break a space. Mount options and JVM
 options are name=value by nature and keep their `=`, as PKB's own kernel
 command line does: PKB's InfluxDB publisher has to escape `=` for them
 (upstream/, patch 0004).
+
+Every value is also bounded, whatever the loader count, so that PKB's
+publishers and the tables a pipeline keeps take a run of 60 loaders or
+more: a list of more than MAX_LIST_ITEMS values is published as its first
+and last values and its count (List), and text longer than MAX_CHARS (an
+error naming every loader) is cut after its first problems with how much
+was left out (Value). The run directory's steps.json keeps every step's
+whole error and lists.
 """
 
 KEEP_EQUALS = frozenset(
     {'scylla_data_mount_options', 'scylla_loader_jvm_options'}
 )
 """Keys whose values carry name=value by nature: published as they are."""
+
+MAX_LIST_ITEMS = 16
+"""Lists of more values are summed up (List)."""
+MAX_CHARS = 1000
+"""Longer text is cut (Value)."""
+# What separates the problems of an error (outcomes.PhaseOutputError).
+_PROBLEM_SEPARATOR = '; '
 
 # A backslash would escape the separator after it in line protocol.
 _REPLACEMENTS = (
@@ -42,10 +57,38 @@ _REPLACEMENTS = (
 )
 
 
+def List(values):
+  """A list as one published value: its values joined by commas.
+
+  A list of more than MAX_LIST_ITEMS values (one per loader, of a run of
+  many) gives its first two values, its last and its count, e.g.
+  `1..100,101..200,...,2901..3000 (30 values)`.
+  """
+  texts = [str(v) for v in values]
+  if len(texts) <= MAX_LIST_ITEMS:
+    return ','.join(texts)
+  return f'{texts[0]},{texts[1]},...,{texts[-1]} ({len(texts)} values)'
+
+
+def _Cut(text):
+  """Text of at most MAX_CHARS: its first whole problems, and what is left."""
+  if len(text) <= MAX_CHARS:
+    return text
+  note = '... ({} more problems; {:,} characters in all: steps.json)'
+  room = MAX_CHARS - len(note.format(10**6, 10**9))
+  kept = text[:room]
+  cut = kept.rfind(_PROBLEM_SEPARATOR)
+  if cut > 0:
+    kept = kept[:cut]
+  left = text[len(kept) :].count(_PROBLEM_SEPARATOR) or 1
+  return f'{kept} {note.format(left, len(text))}'
+
+
 def Value(key, value):
-  """The value as published: strings made safe for every publisher."""
+  """The value as published: strings made safe and bounded (_Cut)."""
   if not isinstance(value, str):
     return value
+  value = _Cut(value)
   for unsafe, safe in _REPLACEMENTS:
     value = value.replace(unsafe, safe)
   return value if key in KEEP_EQUALS else value.replace('=', ':')

@@ -69,6 +69,9 @@ WARMUP_KEY = 'scylla_warmup'
 STATUS_KEY = 'scylla_status'
 # False on the samples of a step whose fixed rate was not reached.
 RATE_REACHED_KEY = 'scylla_rate_reached'
+# On loader_start_skew: its share of the step and whether that was marked.
+START_SKEW_PCT_KEY = 'scylla_start_skew_pct'
+START_SKEW_MARKED_KEY = 'scylla_start_skew_marked'
 # A figure's confidence interval (core/stats/intervals.Interval's fields).
 CI_PREFIX = 'scylla_ci_'
 CI_LOW = 'scylla_ci_low'
@@ -617,15 +620,34 @@ def ThroughputTable(run):
     )
     cells += tuple(FigureCell(run, m, step, op) for m, _ in others)
     cpu = run.Value('loader_cpu_max', step)
-    rows.append(cells + (_Cell('', cpu), _Status(run, step)))
+    rows.append(
+        cells + (_Cell('', cpu), StartSkewCell(run, step), _Status(run, step))
+    )
   return Table(
       'Throughput',
       ('step', 'op', rate_unit, 'target op/s')
       + tuple(u for _, u in others)
-      + ('loader CPU %', 'status'),
+      + ('loader CPU %', 'start skew s', 'status'),
       tuple(rows),
       keys=2,
   )
+
+
+def StartSkewCell(run, step):
+  """The loaders' widest start skew of a step over its repeats.
+
+  With its share of the step when that share was marked
+  (step_results.START_SKEW_MARK_PCT): e.g. '0.42', or '12.00 (3.3%)'.
+  """
+  skews = [r for r in run.Find('loader_start_skew') if r.step == step]
+  if not skews:
+    return '-'
+  widest = max(skews, key=lambda r: r.value)
+  cell = f'{widest.value:.2f}'
+  if widest.metadata.get(START_SKEW_MARKED_KEY):
+    share = widest.metadata.get(START_SKEW_PCT_KEY) or 0.0
+    cell += f' ({share:.1f}%)'
+  return cell
 
 
 def LoaderStopMs(run, step):

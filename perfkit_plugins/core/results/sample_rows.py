@@ -72,6 +72,7 @@ from perfkit_plugins.core.machines import cost
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.quiesce import quiesce_timing
 from perfkit_plugins.core.results import outcomes
+from perfkit_plugins.core.results import publishable
 from perfkit_plugins.core.results import step_results
 
 PREFIX = 'scylla_'
@@ -219,7 +220,7 @@ def _Distribution(population):
 
 def _Flat(value):
   if isinstance(value, (list, tuple)):
-    return ','.join(str(v) for v in value)
+    return publishable.List(value)
   return value
 
 
@@ -351,13 +352,16 @@ def CiMetadata(interval, value):
     metadata['scylla_ci_se_log'] = interval.standard_error
   low, high = interval.low, interval.high
   if value != interval.estimate:
-    if interval.estimate <= 0:
-      return metadata
-    low *= value / interval.estimate
-    high *= value / interval.estimate
+    scale = value / interval.estimate if interval.estimate > 0 else math.nan
+    low, high = low * scale, high * scale
   if math.isfinite(low) and math.isfinite(high):
     metadata['scylla_ci_low'] = low
     metadata['scylla_ci_high'] = high
+  elif not interval.warning:
+    # Every interval withheld says why.
+    metadata['scylla_ci_warning'] = (
+        'no interval is published: the series gives it no finite bounds'
+    )
   return metadata
 
 
@@ -509,7 +513,8 @@ def StressRows(step, result, context):
 
   Returns:
     list of SampleRow: per op type its rows, then loader_cpu_max and
-    loader_stop_max (when known) and phase_status.
+    loader_stop_max (when known), loader_start_skew, loader_end_skew and
+    phase_status.
   """
   base = StepMetadata(step, context)
   base.update(
@@ -543,6 +548,19 @@ def StressRows(step, result, context):
     rows.append(
         SampleRow('loader_stop_max', result.loader_stop_max_ms, 'ms', base)
     )
+  rows.append(
+      SampleRow(
+          'loader_start_skew',
+          result.loader_start_skew_s,
+          's',
+          dict(
+              base,
+              scylla_start_skew_pct=result.start_skew_pct,
+              scylla_start_skew_marked=result.start_skew_marked,
+          ),
+      )
+  )
+  rows.append(SampleRow('loader_end_skew', result.loader_end_skew_s, 's', base))
   rows.append(StatusRow(step, context, result.status, succeeded=True))
   return rows
 

@@ -61,6 +61,10 @@ this module computes. The rules (docs/measurement.md, on the shared window):
   inside the step's window and the largest share of the window a loader's
   JVM spent stopped, from the stop logs (core/stress/loader_jvm.py), to
   read beside the tail latencies they can inflate.
+* Start and end skew (LoaderSkews): how far apart the loaders' first and
+  last HDR intervals lie; every second of start skew is a second of the
+  step outside the window all loaders share, and a step whose start skew
+  reaches START_SKEW_MARK_PCT of its length is marked.
 
 Times are epoch seconds on the controller's clock unless said otherwise.
 """
@@ -93,6 +97,9 @@ PERCENTILE_FIELDS = (
     ('p99_ms', 0.99),
     ('p999_ms', 0.999),
 )
+# A step whose loaders' starts lie this share of its length apart, or more,
+# is marked (StepResult.start_skew_marked).
+START_SKEW_MARK_PCT = 2.0
 # A series step counts in the op rate's interval when at least this share
 # of it lies in the common window (see RateInterval).
 _INSIDE_SHARE = 0.9
@@ -498,6 +505,8 @@ class StepResult:
       loader's JVM spent stopped at safepoints; None when no loader logged
       its stops.
     stop_problems: why some loaders' stops are unknown.
+    loader_start_skew_s: how far apart the loaders started (LoaderSkews).
+    loader_end_skew_s: how far apart they ended.
   """
 
   step_name: str
@@ -515,10 +524,23 @@ class StepResult:
   loader_stop_max_ms: Optional[float] = None
   loader_stopped_pct: Optional[float] = None
   stop_problems: tuple[str, ...] = ()
+  loader_start_skew_s: float = 0.0
+  loader_end_skew_s: float = 0.0
 
   @property
   def duration_s(self):
     return self.end_s - self.start_s
+
+  @property
+  def start_skew_pct(self):
+    """The start skew as a share of the step, percent."""
+    if self.duration_s <= 0:
+      return 0.0
+    return 100 * self.loader_start_skew_s / self.duration_s
+
+  @property
+  def start_skew_marked(self):
+    return self.start_skew_pct >= START_SKEW_MARK_PCT
 
 
 def _CpuUsages(step, records, outputs):
@@ -572,6 +594,38 @@ def LoaderStops(step, records, outputs, window):
       stopped = 100 * stops.TotalMs() / ((end_s - start_s) * 1000)
       share = max(share or 0.0, stopped)
   return longest, share, unknown
+
+
+def LoaderSkews(step, records, spans):
+  """How far apart a step's loaders started and ended, in seconds.
+
+  A loader starts at its HDR log's first interval (its first operations)
+  less the delay its run was planned to wait (readers during writes start
+  late on purpose), and ends at its log's last interval end; both on the
+  controller's clock (spans are corrected by the loaders' clock offsets).
+  cassandra-stress starts its log on a whole second of the loader's clock:
+  the skews are known to about a second, rounded here to the millisecond.
+
+  Args:
+    step: plan.Step.
+    records: loader index -> loader_files.LoaderRecord.
+    spans: loader name -> (first interval start, last interval end), as
+      histograms.MergeHdrLogs gives them.
+
+  Returns:
+    (start skew, end skew).
+  """
+  starts, ends = [], []
+  for run in step.runs:
+    start_s, end_s = spans[records[run.loader_index].name]
+    starts.append(start_s - run.start_delay_s)
+    ends.append(end_s)
+  # cassandra-stress starts its HDR log on a whole second of the loader's
+  # clock, so a skew is known to about a second; the offsets are finer.
+  return (
+      round(max(starts) - min(starts), 3),
+      round(max(ends) - min(ends), 3),
+  )
 
 
 def ResultOfStep(step, record, outputs, settings):
@@ -691,6 +745,7 @@ def ResultOfStep(step, record, outputs, settings):
   stop_max_ms, stopped_pct, stop_problems = LoaderStops(
       step, records, outputs, window
   )
+  start_skew_s, end_skew_s = LoaderSkews(step, records, merge.spans)
   return StepResult(
       step_name=step.name,
       status=StepStatus(saturated, fixed_rates),
@@ -707,4 +762,6 @@ def ResultOfStep(step, record, outputs, settings):
       loader_stop_max_ms=stop_max_ms,
       loader_stopped_pct=stopped_pct,
       stop_problems=tuple(stop_problems),
+      loader_start_skew_s=start_skew_s,
+      loader_end_skew_s=end_skew_s,
   )

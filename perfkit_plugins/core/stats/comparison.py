@@ -32,24 +32,28 @@ runs) there is no verdict: the row shows the difference within what was
 measured (Welch on repeats on each arm's cluster, or each run's own
 within-run interval) and how many clusters per arm would settle it.
 
-Run order: every run says when it started. When the arms did not take turns
-(the arm and the start time of the clusters correlate beyond
-INTERLEAVED_CORRELATION), a drift in time looks like a difference; B/A is
-then estimated with a linear trend in time common to both arms (least
-squares on log cluster means: arm and start time), and a verdict rests on
-that estimate only.
+Run order: every run says when it started. Clusters started within
+SIMULTANEOUS_S of each other ran at the same time. Wherever the clusters
+leave TREND_DOF degrees of freedom for it, B/A is estimated with a linear
+trend in time common to both arms (least squares on log cluster means: arm
+and start time), whatever the order: interleaved arms lose one degree of
+freedom and shed the drift's spread, arms run one after the other are
+adjusted. With fewer clusters B/A is compared without the trend, and the
+row has no verdict when a drift of DRIFT_PER_HOUR could move it by more
+than DRIFT_SHARE of its standard error.
 
-A report compares many figures at once. BETTER/WORSE claims are tested on
-p-values of B/A = 1, EQUIVALENT claims on the two one-sided tests' p-values
-of B/A outside [1 - margin, 1 + margin]; each family is adjusted across the
-report's rows (Benjamini-Hochberg), so at most a share `fdr` of each kind of
-claim is expected to be wrong. A row is EQUIVALENT when its equivalence
-claim holds (whether or not a difference inside the margin is also
-detectable), else BETTER or WORSE when its difference claim holds, else
-INCONCLUSIVE. The intervals shown are at the levels these selections imply
-(Benjamini and Yekutieli 2005): 1 - R fdr / m for B/A = 1, R of m rows
-selected, and 1 - 2 R' fdr / m for equivalence, so that a verdict and its
-interval never disagree.
+A report compares many figures at once. Each row has one interval, at one
+level for every row with a verdict: the p-values of B/A = 1 are adjusted
+across the report's rows (Benjamini-Hochberg), and with R of the m rows
+selected the interval is at 1 - R fdr / m (Benjamini and Yekutieli 2005),
+at which a row's interval excludes 1 exactly when it is selected. Three
+outcomes: the interval inside [1 - margin, 1 + margin] is EQUIVALENT; else
+excluding 1 is BETTER or WORSE; else INCONCLUSIVE. A verdict and its
+interval never disagree, and the expected share of verdicts whose interval
+misses the truth is at most `fdr` (the false coverage rate). The level
+depends on the other rows' differences only, never on their equivalence.
+A gate (Regression) claims WORSE only at a family-wise error rate: Holm's
+adjustment of the same p-values.
 """
 
 import dataclasses
@@ -81,14 +85,40 @@ Percentiles, p99.9 above all, rest on few operations and spread more than
 rates.
 """
 
-INTERLEAVED_CORRELATION = 0.5
-"""Largest |correlation| of arm and start time for arms that took turns.
+SIMULTANEOUS_S = 900.0
+"""Clusters started within 15 minutes of the first of a wave ran together.
 
-The correlation of the arm (0 for A, 1 for B) with each cluster's start
-time: A B B A gives 0, A B A B 0.45, A A B B 0.89, all A then all B near
-0.87 or more. Beyond 0.5 a linear drift moves one arm's mean by more than
-half of what it would if the arms ran one after the other, and the
-comparison is adjusted for the trend.
+Arms launched together start minutes apart, one cluster after another;
+their measured windows (a step lasts many minutes, a run hours) overlap,
+and no drift we know of acts in minutes. A wave's clusters take its mean
+start, so the order inside a wave neither adjusts B/A nor withholds a
+verdict. (A measurement carries its run's start, not its end: the overlap
+is judged from the starts.)
+"""
+
+TREND_DOF = 2
+"""Fewest degrees of freedom left for fitting B/A with a common trend.
+
+The trend costs one degree of freedom; with one left (four clusters) the
+95% t quantile is 12.7 and the fit would hide any difference. Below
+TREND_DOF, B/A is compared without the trend, guarded by DRIFT_PER_HOUR.
+"""
+
+DRIFT_PER_HOUR = 0.02
+"""The drift per hour a verdict without a fitted trend is guarded against.
+
+Figures drift while the arms run (caches and disks fill, compactions run,
+a cloud's neighbours come and go); repeated runs of one configuration
+drift by up to about 2% an hour. When no trend can be fitted, arms whose
+clusters' mean starts lie h hours apart can be moved by log(1.02) h by
+such a drift.
+"""
+
+DRIFT_SHARE = 0.25
+"""The largest drift bias, in standard errors of log(B/A), a verdict takes.
+
+A bias of a quarter of a standard error raises a 5% two-sided test's
+chance of a false difference to at most 5.7%, at the drift bound only.
 """
 
 WELCH_CLUSTERS = 'welch_clusters'
@@ -118,17 +148,20 @@ class ComparisonRow:
     step: the step, e.g. 'read_small'.
     metric: the figure, e.g. 'op rate' or 'p99'.
     ratio: B/A, of geometric means (trend-adjusted when so tested).
-    ci_low: lower bound of B/A at `level`.
+    ci_low: lower bound of B/A at `level`: the interval the verdict rests
+      on.
     ci_high: upper bound of B/A at `level`.
     level: two-sided confidence level of ci_low and ci_high: the level the
-      report's selection of BETTER/WORSE rows implies (module docstring).
-    equivalence_low: lower bound of B/A at `equivalence_level`.
-    equivalence_high: upper bound of B/A at `equivalence_level`.
+      report's selection of rows where B/A = 1 is rejected implies (module
+      docstring).
     margin: equivalence margin, e.g. RATE_MARGIN.
     higher_is_better: True for rates, False for latencies.
     p: two-sided p-value of B/A = 1; nan when no test was possible.
     q: p adjusted across the rows with a verdict (Benjamini-Hochberg); nan
       for a row without one.
+    p_familywise: p adjusted across the rows with a verdict by Holm (1979),
+      the family-wise error rate at which B/A = 1 is rejected; nan for a
+      row without a verdict.
     verdict: BETTER, WORSE (B against A), EQUIVALENT or INCONCLUSIVE.
     runs_a: runs of arm A.
     runs_b: runs of arm B.
@@ -147,14 +180,9 @@ class ComparisonRow:
     noise: which noise clusters_needed was planned from.
     standard_error: standard error of log(ratio).
     dof: its degrees of freedom.
-    equivalence_level: confidence level of equivalence_low and _high
-      (1 - 2 alpha of the two one-sided tests).
-    p_equivalence: p-value of the two one-sided tests (B/A outside the
-      margin); nan when untested.
-    q_equivalence: p_equivalence adjusted across the rows with a verdict.
-    detectable: the difference claim holds (B/A = 1 rejected), whatever
-      the verdict: an EQUIVALENT row may have a difference too small to
-      matter yet large enough to see.
+    detectable: the interval excludes 1 (B/A = 1 rejected), whatever the
+      verdict: an EQUIVALENT row may have a difference too small to matter
+      yet large enough to see.
     no_verdict: why the row can have no verdict ('' when it can).
     order: how the arms' clusters were ordered in time, in words.
     trend_per_hour: relative change per hour of a linear trend common to
@@ -169,8 +197,6 @@ class ComparisonRow:
   ci_low: float
   ci_high: float
   level: float
-  equivalence_low: float
-  equivalence_high: float
   margin: float
   higher_is_better: bool
   p: float
@@ -187,9 +213,7 @@ class ComparisonRow:
   noise: str
   standard_error: float
   dof: float
-  equivalence_level: float = 0.9
-  p_equivalence: float = math.nan
-  q_equivalence: float = math.nan
+  p_familywise: float = math.nan
   detectable: bool = False
   no_verdict: str = ''
   order: str = ''
@@ -197,13 +221,7 @@ class ComparisonRow:
   noise_profile: Optional[experiment.NoiseProfile] = None
 
   def VerdictInterval(self) -> tuple[float, float, float]:
-    """(low, high, level) of the interval the verdict rests on.
-
-    The equivalence interval for an EQUIVALENT row, else the interval of
-    B/A = 1.
-    """
-    if self.verdict == EQUIVALENT:
-      return self.equivalence_low, self.equivalence_high, self.equivalence_level
+    """(low, high, level) of the interval the verdict rests on: the row's."""
     return self.ci_low, self.ci_high, self.level
 
 
@@ -269,49 +287,78 @@ def _Spread(logs: Sequence[float]) -> float:
   return float(np.std(logs, ddof=1))
 
 
-def _Order(a: Sequence[_Unit], b: Sequence[_Unit]) -> tuple[bool, str]:
-  """Whether the arms took turns in time, and the order in words."""
-  starts = [u.start for u in (*a, *b)]
-  if None in starts:
-    return True, (
+def _Hours(units: Sequence[_Unit]) -> Optional[list[float]]:
+  """Each cluster's start in hours after the first, simultaneous ones merged.
+
+  Clusters started within SIMULTANEOUS_S of the first of a wave take the
+  wave's mean start. None when a start is unknown.
+  """
+  if any(u.start is None for u in units):
+    return None
+  order = sorted(range(len(units)), key=lambda i: units[i].start)
+  waves = []
+  for i in order:
+    if waves and units[i].start - units[waves[-1][0]].start <= SIMULTANEOUS_S:
+      waves[-1].append(i)
+    else:
+      waves.append([i])
+  first = units[order[0]].start
+  hours = [0.0] * len(units)
+  for wave in waves:
+    start = float(np.mean([units[i].start for i in wave]))
+    for i in wave:
+      hours[i] = (start - first) / _SECONDS_PER_HOUR
+  return hours
+
+
+def _Shift(a: Sequence[_Unit], hours: Sequence[float]) -> float:
+  """Hours from the mean start of A's clusters to that of B's."""
+  return float(np.mean(hours[len(a) :]) - np.mean(hours[: len(a)]))
+
+
+def _Order(a: Sequence[_Unit], hours: Optional[Sequence[float]]) -> str:
+  """How the arms' clusters were ordered in time, in words."""
+  if hours is None:
+    return (
         'run order unknown (a run without a start time): a drift in time'
         ' cannot be told from a difference'
     )
-  starts_a, starts_b = starts[: len(a)], starts[len(a) :]
-  if max(starts_a) < min(starts_b):
-    before = 'every A cluster started before every B cluster'
-  elif max(starts_b) < min(starts_a):
-    before = 'every B cluster started before every A cluster'
-  else:
-    before = ''
-  arm = [0.0] * len(a) + [1.0] * len(b)
-  correlation = float(np.corrcoef(arm, starts)[0, 1]) if np.ptp(starts) else 0.0
-  interleaved = abs(correlation) <= INTERLEAVED_CORRELATION
+  waves = len(set(hours))
+  if waves == 1:
+    return (
+        'simultaneous: every cluster started within'
+        f' {SIMULTANEOUS_S / 60:.0f} minutes of the first'
+    )
+  hours_a, hours_b = hours[: len(a)], hours[len(a) :]
   text = (
-      f'{"" if interleaved else "not "}interleaved: correlation of arm and'
-      f' start time {correlation:+.2f}'
+      f'{waves} start times over {max(hours):.1f} h, mean start of B'
+      f' {_Shift(a, hours):+.1f} h from A'
   )
-  return interleaved, f'{text} ({before})' if before else text
+  if max(hours_a) < min(hours_b):
+    return f'{text} (every A cluster started before every B cluster)'
+  if max(hours_b) < min(hours_a):
+    return f'{text} (every B cluster started before every A cluster)'
+  return text
 
 
-def _TrendFit(a: Sequence[_Unit], b: Sequence[_Unit]) -> Optional[_Trend]:
+def _TrendFit(
+    a: Sequence[_Unit], b: Sequence[_Unit], hours: Optional[Sequence[float]]
+) -> Optional[_Trend]:
   """log(B/A) with a linear trend in time common to both arms.
 
   Ordinary least squares of the log cluster means on an intercept, the arm
-  (0 for A, 1 for B) and the start time: B/A is the arm's coefficient, its
-  standard error from the residuals at n - 3 degrees of freedom. None when
-  a start time is missing, too few clusters leave no degree of freedom, or
-  time cannot be told from the arm (no arm spread its clusters in time).
+  (0 for A, 1 for B) and the start time in hours: B/A is the arm's
+  coefficient, its standard error from the residuals at n - 3 degrees of
+  freedom. None when a start time is missing, fewer than TREND_DOF degrees
+  of freedom are left, or time cannot be told from the arm (the clusters
+  started together, or each arm at one time).
   """
   units = (*a, *b)
-  if any(u.start is None for u in units) or len(units) < 4:
+  if hours is None or len(units) - 3 < TREND_DOF:
     return None
-  first = min(u.start for u in units)
-  design = np.column_stack((
-      np.ones(len(units)),
-      [0.0] * len(a) + [1.0] * len(b),
-      [(u.start - first) / _SECONDS_PER_HOUR for u in units],
-  ))
+  design = np.column_stack(
+      (np.ones(len(units)), [0.0] * len(a) + [1.0] * len(b), hours)
+  )
   if np.linalg.matrix_rank(design) < 3:
     return None
   logs = np.array([u.log for u in units])
@@ -339,6 +386,31 @@ def _WelchDof(a_error: float, a_dof: float, b_error: float, b_dof: float):
   return (part_a + part_b) ** 2 / terms
 
 
+def _FewerRepeats(a: Sequence[_Unit], b: Sequence[_Unit]) -> tuple[float, str]:
+  """A lone cluster's extra variance from its fewer repeats, and a no-verdict.
+
+  The lone cluster's mean varies as the other arm's cluster means do, plus
+  the run-to-run noise its fewer repeats leave beyond theirs (pooled within
+  clusters of both arms). Without any cluster with repeats to measure that
+  noise, and fewer repeats on the lone cluster, the row can have no
+  verdict.
+  """
+  lone, others, many = ('A', b, 'B') if len(a) == 1 else ('B', a, 'A')
+  fewer = 1 / (a if lone == 'A' else b)[0].runs - float(
+      np.mean([1 / u.runs for u in others])
+  )
+  units = (*a, *b)
+  within_dof = sum(u.runs for u in units) - len(units)
+  within = sum(u.squares for u in units) / within_dof if within_dof else None
+  if fewer > 0 and within is None:
+    return 0.0, (
+        f'arm {lone} ran fewer repeats on its cluster than arm {many} on'
+        ' its clusters, and no cluster had repeats to tell how much noise'
+        ' that leaves'
+    )
+  return max(fewer, 0) * (within or 0), ''
+
+
 def _AcrossClusters(a: Sequence[_Unit], b: Sequence[_Unit]) -> _Estimate:
   """Both arms on two clusters or more, or one on one and the other more."""
   logs_a, logs_b = [u.log for u in a], [u.log for u in b]
@@ -360,26 +432,10 @@ def _AcrossClusters(a: Sequence[_Unit], b: Sequence[_Unit]) -> _Estimate:
     )
   lone, others, many = ('A', b, 'B') if len(a) == 1 else ('B', a, 'A')
   spread = _Spread([u.log for u in others])
-  # The lone cluster's mean varies as the others' do, plus the run-to-run
-  # noise its fewer repeats leave (pooled within clusters of both arms).
-  fewer = 1 / (a if lone == 'A' else b)[0].runs - float(
-      np.mean([1 / u.runs for u in others])
-  )
-  units = (*a, *b)
-  within_dof = sum(u.runs for u in units) - len(units)
-  within = sum(u.squares for u in units) / within_dof if within_dof else None
-  no_verdict = ''
-  if fewer > 0 and within is None:
-    no_verdict = (
-        f'arm {lone} ran fewer repeats on its cluster than arm {many} on'
-        ' its clusters, and no cluster had repeats to tell how much noise'
-        ' that leaves'
-    )
+  extra, no_verdict = _FewerRepeats(a, b)
   return _Estimate(
       difference,
-      math.sqrt(
-          spread**2 * (1 + 1 / len(others)) + max(fewer, 0) * (within or 0)
-      ),
+      math.sqrt(spread**2 * (1 + 1 / len(others)) + extra),
       len(others) - 1,
       AGAINST_ONE_CLUSTER,
       intervals.ACROSS_CLUSTERS,
@@ -390,6 +446,66 @@ def _AcrossClusters(a: Sequence[_Unit], b: Sequence[_Unit]) -> _Estimate:
           f" from arm {many}'s {len(others)} clusters",
       ),
       no_verdict,
+  )
+
+
+def _Trended(
+    across: _Estimate,
+    trend: _Trend,
+    a: Sequence[_Unit],
+    b: Sequence[_Unit],
+    shift: float,
+) -> _Estimate:
+  """The trend's B/A, with a lone cluster's extra noise (_FewerRepeats).
+
+  Warns when the arms' mean starts differ (`shift` hours): the trend then
+  corrects a bias, which a drift that is not linear would leave.
+  """
+  extra, no_verdict = (
+      _FewerRepeats(a, b) if min(len(a), len(b)) == 1 else (0.0, '')
+  )
+  warnings = across.warnings
+  if round(shift, 1):
+    warnings += (
+        (
+            f"the arms' mean starts lie {abs(shift):.1f} h apart: B/A adjusted"
+            ' for a linear trend common to both arms; a drift that is not'
+            ' linear is not removed'
+        ),
+    )
+  return _Estimate(
+      trend.difference,
+      math.sqrt(trend.standard_error**2 + extra),
+      trend.dof,
+      TREND_ADJUSTED,
+      intervals.ACROSS_CLUSTERS,
+      experiment.NoiseProfile(trend.residual_sd, None, None),
+      f'SD of log cluster means around the trend {trend.residual_sd:.1%}',
+      warnings,
+      no_verdict,
+  )
+
+
+def _Unadjusted(
+    across: _Estimate, a: Sequence[_Unit], hours: Optional[Sequence[float]]
+) -> _Estimate:
+  """B/A without a trend: no verdict when a drift could move it too far."""
+  if hours is None or across.no_verdict:
+    return across
+  shift = _Shift(a, hours)
+  bias = abs(shift) * math.log1p(DRIFT_PER_HOUR)
+  if bias <= DRIFT_SHARE * across.standard_error:
+    return across
+  return dataclasses.replace(
+      across,
+      no_verdict=(
+          f"the arms' mean starts lie {abs(shift):.1f} h apart: a drift of"
+          f' {DRIFT_PER_HOUR:.0%} per hour would move B/A by {bias:.1%},'
+          f' over {DRIFT_SHARE:.0%} of its standard error'
+          f' ({across.standard_error:.1%}), and too few clusters spread in'
+          ' time fit the trend (--plan_ab prints an order whose arms start'
+          ' together on average)'
+      ),
   )
 
 
@@ -507,12 +623,14 @@ def _Estimated(
 ) -> tuple[_Estimate, str, Optional[_Trend]]:
   """The comparison's estimate, the run order in words and the trend."""
   units_a, units_b = _Units(a), _Units(b)
-  interleaved, order = _Order(units_a, units_b)
-  trend = _TrendFit(units_a, units_b)
+  hours = _Hours((*units_a, *units_b))
+  order = _Order(units_a, hours)
   if len(units_a) == 1 and len(units_b) == 1:
     if noise is None or noise.between_cluster_cv is None:
-      return _WithinWhatRan(a, b), order, trend
+      return _WithinWhatRan(a, b), order, None
     given = _FromGivenNoise(a, b, noise)
+    if hours is not None and not _Shift(units_a, hours):
+      return given, order, None
     return (
         dataclasses.replace(
             given,
@@ -526,42 +644,14 @@ def _Estimated(
             ),
         ),
         order,
-        trend,
+        None,
     )
   across = _AcrossClusters(units_a, units_b)
-  if interleaved:
-    return across, order, trend
+  trend = _TrendFit(units_a, units_b, hours)
   if trend is None:
-    return (
-        dataclasses.replace(
-            across,
-            no_verdict=(
-                f'the arms were not interleaved ({order}) and too few'
-                ' clusters spread in time tell a drift from a difference'
-                ' (--plan_ab prints an interleaved order)'
-            ),
-        ),
-        order,
-        trend,
-    )
+    return _Unadjusted(across, units_a, hours), order, None
   return (
-      _Estimate(
-          trend.difference,
-          trend.standard_error,
-          trend.dof,
-          TREND_ADJUSTED,
-          intervals.ACROSS_CLUSTERS,
-          experiment.NoiseProfile(trend.residual_sd, None, None),
-          f'SD of log cluster means around the trend {trend.residual_sd:.1%}',
-          (
-              *across.warnings,
-              (
-                  f'arms not interleaved ({order}): B/A adjusted for a linear'
-                  f' trend common to both arms ({trend.per_hour:+.2%} per'
-                  ' hour); a drift that is not linear is not removed'
-              ),
-          ),
-      ),
+      _Trended(across, trend, units_a, units_b, _Shift(units_a, hours)),
       order,
       trend,
   )
@@ -579,21 +669,13 @@ def _Bounds(
   return math.exp(difference - half), math.exp(difference + half)
 
 
-def _PValues(
-    difference: float, error: float, dof: float, margin: float
-) -> tuple[float, float]:
-  """p of B/A = 1 (two-sided) and of B/A outside the margin (TOST)."""
-  low, high = math.log(1 - margin), math.log1p(margin)
+def _PValue(difference: float, error: float, dof: float) -> float:
+  """Two-sided p of B/A = 1; nan when untestable."""
   if not math.isfinite(error):
-    return math.nan, math.nan
+    return math.nan
   if not error:
-    return float(difference == 0), float(not low < difference < high)
-  p = float(2 * stats.t.sf(abs(difference) / error, dof))
-  p_equivalence = max(
-      float(stats.t.sf((difference - low) / error, dof)),
-      float(stats.t.cdf((difference - high) / error, dof)),
-  )
-  return p, p_equivalence
+    return float(difference == 0)
+  return float(2 * stats.t.sf(abs(difference) / error, dof))
 
 
 def _Repeats(row: ComparisonRow) -> int:
@@ -640,16 +722,15 @@ def CompareArms(
 
   B/A is estimated as the module docstring says; its interval and p-values
   come from t distributions at the estimate's degrees of freedom. The
-  verdict is the row's own (as if it were the only row, at fdr = 1 -
-  level); CompareRows sets the verdicts of a whole report.
+  verdict is the row's own (as if it were the only row, its interval at
+  `level`); CompareRows sets the verdicts of a whole report.
 
   Args:
     a: the figure from each run of arm A.
     b: the figure from each run of arm B.
     higher_is_better: True for op rates, False for latencies.
     margin: equivalence margin, e.g. RATE_MARGIN or PERCENTILE_MARGIN.
-    level: confidence level of the row alone (equivalence uses 2 level -
-      1).
+    level: confidence level of the row alone.
     step: the step's name, for the row and its sentence.
     metric: the figure's name, e.g. 'op rate' or 'p99'.
     noise: the figure's noise from an A/A experiment on the same machines,
@@ -684,9 +765,7 @@ def CompareArms(
             ' not zero'
         ),
     )
-  p, p_equivalence = _PValues(
-      estimate.difference, estimate.standard_error, estimate.dof, margin
-  )
+  p = _PValue(estimate.difference, estimate.standard_error, estimate.dof)
   row = ComparisonRow(
       step=step,
       metric=metric,
@@ -694,8 +773,6 @@ def CompareArms(
       ci_low=math.nan,
       ci_high=math.nan,
       level=level,
-      equivalence_low=math.nan,
-      equivalence_high=math.nan,
       margin=margin,
       higher_is_better=higher_is_better,
       p=p,
@@ -712,7 +789,6 @@ def CompareArms(
       noise=estimate.noise_text,
       standard_error=estimate.standard_error,
       dof=estimate.dof,
-      p_equivalence=p_equivalence,
       no_verdict=estimate.no_verdict,
       order=order,
       trend_per_hour=None if trend is None else trend.per_hour,
@@ -724,20 +800,20 @@ def CompareArms(
 def _Decided(
     row: ComparisonRow,
     q: float,
-    q_equivalence: float,
-    levels: tuple[float, float],
-    fdr: float,
+    p_familywise: float,
+    level: float,
     alpha: float,
 ) -> ComparisonRow:
-  """The row with its intervals at `levels`, adjusted p-values, verdict."""
-  difference = math.log(row.ratio)
-  level, equivalence_level = levels
-  low, high = _Bounds(difference, row.standard_error, row.dof, level)
-  equivalence = _Bounds(
-      difference, row.standard_error, row.dof, equivalence_level
-  )
-  detectable = q <= fdr
-  if q_equivalence <= fdr:
+  """The row with its interval at `level`, adjusted p-values and verdict.
+
+  One interval, three outcomes: inside [1 - margin, 1 + margin]
+  EQUIVALENT; else excluding 1 BETTER or WORSE; else INCONCLUSIVE. A row
+  without a verdict (q nan) is INCONCLUSIVE whatever its interval.
+  """
+  low, high = _Bounds(math.log(row.ratio), row.standard_error, row.dof, level)
+  decidable = not math.isnan(q)
+  detectable = decidable and (high < 1 or low > 1)
+  if decidable and 1 - row.margin <= low and high <= 1 + row.margin:
     verdict = EQUIVALENT
   elif detectable:
     verdict = BETTER if (row.ratio > 1) == row.higher_is_better else WORSE
@@ -748,19 +824,21 @@ def _Decided(
       ci_low=low,
       ci_high=high,
       level=level,
-      equivalence_low=equivalence[0],
-      equivalence_high=equivalence[1],
-      equivalence_level=equivalence_level,
       q=q,
-      q_equivalence=q_equivalence,
+      p_familywise=p_familywise,
       detectable=detectable,
       verdict=verdict,
   )
   return dataclasses.replace(row, clusters_needed=_ClustersToSettle(row, alpha))
 
 
-def _Adjusted(p: np.ndarray) -> np.ndarray:
-  return stats.false_discovery_control(p, method='bh') if p.size else p
+def _Holm(p: np.ndarray) -> np.ndarray:
+  """Holm's (1979) step-down adjusted p-values: family-wise error rates."""
+  order = np.argsort(p)
+  steps = np.minimum(1.0, (p.size - np.arange(p.size)) * p[order])
+  adjusted = np.empty_like(p)
+  adjusted[order] = np.maximum.accumulate(steps)
+  return adjusted
 
 
 def CompareRows(
@@ -769,24 +847,24 @@ def CompareRows(
   """Sets the verdicts of all rows of a report together.
 
   The rows that can have a verdict (a test at a level that measures the
-  noise between clusters) form the family: the p-values of B/A = 1 and
-  those of the equivalence tests are each adjusted across it by Benjamini
-  and Hochberg (1995) (scipy.stats.false_discovery_control). Claiming a
-  difference where q <= fdr, or equivalence where q_equivalence <= fdr,
-  keeps the expected share of wrong claims of each kind at most `fdr`
-  however many figures a report compares. With R of the m rows selected,
-  the intervals are at 1 - max(R, 1) fdr / m (two-sided, B/A = 1) and 1 -
-  2 max(R', 1) fdr / m (equivalence), the levels at which a selected row's
-  interval excludes 1 or lies within the margin (Benjamini and Yekutieli
-  2005). The other rows are INCONCLUSIVE with their unadjusted (1 - fdr)
-  intervals.
+  noise between clusters) form the family: their p-values of B/A = 1 are
+  adjusted across it by Benjamini and Hochberg (1995)
+  (scipy.stats.false_discovery_control) into q, and by Holm (1979) into
+  p_familywise. With R of the m rows at q <= fdr, every row of the family
+  has its interval at 1 - max(R, 1) fdr / m (two-sided), the level at
+  which exactly those R intervals exclude 1 (Benjamini and Yekutieli
+  2005: the expected share of verdicts whose interval misses the truth is
+  at most fdr); each row's verdict is read from its interval (_Decided).
+  The level depends on the other rows' p-values of B/A = 1 only. The
+  other rows are INCONCLUSIVE with their (1 - fdr) intervals.
 
   Args:
     rows: the rows from CompareArms.
     fdr: the false discovery rate, in (0, 0.5).
 
   Returns:
-    The rows, in the same order, with intervals, q and verdict set.
+    The rows, in the same order, with intervals, q, p_familywise and
+    verdict set.
 
   Raises:
     ValueError: fdr not in (0, 0.5).
@@ -799,25 +877,31 @@ def CompareRows(
       if not row.no_verdict and math.isfinite(row.p)
   ]
   p = np.array([rows[i].p for i in family], dtype=float)
-  p_equivalence = np.array([rows[i].p_equivalence for i in family])
-  q, q_equivalence = _Adjusted(p), _Adjusted(p_equivalence)
+  q = stats.false_discovery_control(p, method='bh') if p.size else p
   size = max(len(family), 1)
-  levels = (
-      1 - max(int(np.sum(q <= fdr)), 1) * fdr / size,
-      1 - 2 * max(int(np.sum(q_equivalence <= fdr)), 1) * fdr / size,
-  )
-  adjusted = dict(zip(family, zip(q.tolist(), q_equivalence.tolist())))
+  level = 1 - max(int(np.sum(q <= fdr)), 1) * fdr / size
+  adjusted = dict(zip(family, zip(q.tolist(), _Holm(p).tolist())))
   # Clusters to settle a row: tested as every row of the report would be.
   alpha = fdr / max(len(rows), 1)
-  decided = []
-  for index, row in enumerate(rows):
-    if index in adjusted:
-      decided.append(_Decided(row, *adjusted[index], levels, fdr, alpha))
-    else:
-      decided.append(
-          _Decided(row, math.nan, math.nan, (1 - fdr, 1 - 2 * fdr), fdr, alpha)
-      )
-  return decided
+  return [
+      _Decided(row, *adjusted[index], level, alpha)
+      if index in adjusted
+      else _Decided(row, math.nan, math.nan, 1 - fdr, alpha)
+      for index, row in enumerate(rows)
+  ]
+
+
+def Regression(row: ComparisonRow, fwer: float) -> bool:
+  """Whether the row is a regression at a family-wise error rate `fwer`.
+
+  WORSE, and B/A = 1 rejected by Holm's adjustment across the report's
+  rows with a verdict (p_familywise <= fwer): the chance that a report
+  where nothing is worse has any such row is at most `fwer`, however many
+  rows it has and however many of them are truly better. A gate (a
+  pipeline's --fail_on=WORSE) stops on these; the table's WORSE rows bound
+  only the share of wrong claims among the report's verdicts.
+  """
+  return row.verdict == WORSE and row.p_familywise <= fwer
 
 
 def _Percent(ratio: float) -> str:

@@ -205,12 +205,19 @@ def _WelchDof(clusters: np.ndarray) -> np.ndarray:
 def _Powers(
     variance: float, effect: float, clusters: np.ndarray, alpha: float
 ) -> np.ndarray:
-  """Power of Welch's two-sided test for each number of clusters per arm."""
+  """Power of Welch's two-sided test for each number of clusters per arm.
+
+  The far tail P(T < -c) is computed as P(T' > c) with T' of noncentrality
+  -shift (T is symmetric so): scipy's noncentral t cdf returns NaN for
+  shifts from about 5 on, which made every design of such a shift fall
+  short of any power, while its sf is finite there and the two agree
+  exactly wherever the cdf is defined.
+  """
   dof = _WelchDof(clusters)
   shift = effect / np.sqrt(2 * variance / clusters)
   critical = stats.t.ppf(1 - alpha / 2, dof)
-  return stats.nct.sf(critical, dof, shift) + stats.nct.cdf(
-      -critical, dof, shift
+  return stats.nct.sf(critical, dof, shift) + stats.nct.sf(
+      critical, dof, -shift
   )
 
 
@@ -267,7 +274,8 @@ def ClustersNeeded(
   The smallest n whose Power reaches `power`. The search starts from the
   normal approximation n = 2 v (z_{1 - alpha/2} + z_{power})^2 / d^2,
   which t quantiles only raise, and steps up, the degrees of freedom
-  following n.
+  following n. The power grows with the noncentrality, so less noise (more
+  repeats) never asks for more clusters.
 
   Args:
     noise: the figure's noise (e.g. from an A/A comparison).
@@ -295,12 +303,7 @@ def ClustersNeeded(
   effect = abs(math.log1p(difference))
   normal = _NORMAL.inv_cdf(1 - alpha / 2) + _NORMAL.inv_cdf(power)
   start = max(2, int(2 * variance * normal**2 / effect**2))
-  if start > _MAX_CLUSTERS:
-    raise ValueError(
-        f'relative difference {difference} needs more than {_MAX_CLUSTERS:,}'
-        ' clusters per arm at this noise'
-    )
-  while True:
+  while start <= _MAX_CLUSTERS:
     candidates = np.arange(start, start + _STEPS)
     reached = np.flatnonzero(
         _Powers(variance, effect, candidates, alpha) >= power
@@ -308,6 +311,10 @@ def ClustersNeeded(
     if reached.size:
       return int(candidates[reached[0]])
     start += _STEPS
+  raise ValueError(
+      f'relative difference {difference} needs more than {_MAX_CLUSTERS:,}'
+      ' clusters per arm at this noise'
+  )
 
 
 def ClustersNeededForEquivalence(

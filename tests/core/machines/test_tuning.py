@@ -229,6 +229,22 @@ def test_cluster_metadata_lists_every_node_where_they_differ():
   ]
 
 
+def test_each_nodes_own_data_path_is_listed_but_no_difference():
+  per_node = {
+      'server-0': {'scylla_data_device': '/mnt/machines/server-0/data'},
+      'server-1': {'scylla_data_device': '/mnt/machines/server-1/data'},
+  }
+  metadata, problems = tuning.ClusterMetadata(per_node)
+  assert metadata == {
+      'scylla_data_device': (
+          'server-0: /mnt/machines/server-0/data;'
+          ' server-1: /mnt/machines/server-1/data'
+      ),
+      'scylla_tuning_uniform': True,
+  }
+  assert problems == []
+
+
 @pytest.mark.parametrize('shape', ['v88-numa2', 'v16-numa1'])
 def test_the_applied_perftune_yaml_gives_the_irq_cpus_perftune_computes(
     testdata, shape

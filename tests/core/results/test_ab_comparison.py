@@ -121,7 +121,8 @@ def test_b_at_three_quarters_of_a_is_worse():
   )
   for c in report.rows:
     assert c.row.verdict == comparison.WORSE, c.label
-    assert c.row.method == 'welch_clusters'
+    # A's and B's clusters started in pairs: the trend is fitted.
+    assert c.row.method == comparison.TREND_ADJUSTED
     assert c.row.clusters_a == c.row.clusters_b == 3
     assert c.row.runs_a == c.row.runs_b == 9
   for c in _Rows(report, 'op_rate'):
@@ -268,8 +269,12 @@ def test_the_op_rate_of_a_fixed_rate_step_is_not_compared():
 @pytest.mark.parametrize(
     'a_missed, b_missed, arms',
     [
-        ((), ('latency_2000',), 'B'),
-        (('latency_2000',), ('latency_2000',), 'A and B'),
+        ((), ('latency_2000',), 'B (3 of 3 clusters)'),
+        (
+            ('latency_2000',),
+            ('latency_2000',),
+            'A (3 of 3 clusters) and B (3 of 3 clusters)',
+        ),
     ],
 )
 def test_a_step_that_missed_its_fixed_rate_is_not_compared(
@@ -287,9 +292,37 @@ def test_a_step_that_missed_its_fixed_rate_is_not_compared(
   )
   assert report.skipped == (why,)
   assert f'Not compared\n  {why}' in ab_comparison.RenderComparison(report)
-  # Only a rate B missed and A reached is B's regression.
-  lost = ('latency_2000: its fixed rate was reached in A, not in B',)
-  assert report.lost == (lost if arms == 'B' else ())
+  # Only a rate B missed on more of its clusters than A is B's regression.
+  lost = (
+      (
+          "latency_2000: its fixed rate was not reached on 3 of 3 of B's"
+          " clusters, 0 of 3 of A's"
+      ),
+  )
+  assert report.lost == (() if a_missed else lost)
+
+
+def test_a_fixed_rate_b_missed_on_more_clusters_than_a_is_lost():
+  # A missed it on 1 of 4 clusters, B on 3 of 4.
+  a = [
+      run
+      for i in range(4)
+      for run in _Arm(f'a{i}', 1, seed=i, missed=('latency_2000',) * (i < 1))
+  ]
+  b = [
+      run
+      for i in range(4)
+      for run in _Arm(
+          f'b{i}', 1, seed=9 + i, missed=('latency_2000',) * (i < 3)
+      )
+  ]
+  assert ab_comparison.Compare(a, b).lost == (
+      (
+          "latency_2000: its fixed rate was not reached on 3 of 4 of B's"
+          " clusters, 1 of 4 of A's"
+      ),
+  )
+  assert ab_comparison.Compare(b, a).lost == ()
 
 
 def test_steps_of_one_arm_only_are_listed_not_compared():
@@ -385,6 +418,17 @@ def test_a_figure_that_is_not_positive_is_skipped_with_the_reason():
   assert report.skipped == (
       's R op rate: s op rate: ratios need positive values',
   )
+  assert report.lost == ()
+  # B's 0 where A's figure is positive: nothing measured, a loss.
+  report = ab_comparison.Compare([Run('a', 1.0)], [Run('b', 0.0)])
+  assert [c.figure.step for c in report.rows] == ['t']
+  assert report.lost == (
+      (
+          "s R op rate: 0 or less in 1 of B's 1 measurements, positive in every"
+          ' one of A'
+      ),
+  )
+  assert 'Lost in B' in ab_comparison.RenderComparison(report)
 
 
 def test_margins_default_and_override():
@@ -478,10 +522,15 @@ def test_rendered_comparison_has_a_table_and_a_claim_per_row():
       '  A: a0.json; a1.json; a2.json: 3 runs on 3 clusters, 3 repeats each'
       in text
   )
-  assert 'Unit replicated: clusters (Welch t test on log cluster means)' in (
-      text
-  )
+  assert (
+      'Unit replicated: clusters, with a linear trend in time common to both'
+      ' arms'
+  ) in text
   assert 'Verdicts: 7 WORSE' in text
+  assert (
+      'Regressions: 7 of the 7 WORSE rows at a family-wise error rate of 5%'
+      ' (Holm), what --fail_on=WORSE stops on'
+  ) in text
   claims = text.split('\nClaims\n', 1)[1].splitlines()
   assert len(claims) == len(report.rows) == 7
   assert all(line.endswith(': B is worse') for line in claims)

@@ -15,26 +15,52 @@
 """Planning an A/B comparison from the noise of synthetic A/A runs."""
 
 import math
+import pathlib
 
 import numpy as np
 import pytest
 
+from perfkit_plugins.core.config import settings as settings_lib
+from perfkit_plugins.core.results import ab_comparison
 from perfkit_plugins.core.results import ab_plan
 from perfkit_plugins.core.results import results_tables
 from perfkit_plugins.core.stats import experiment
 
+FIXTURE = (
+    pathlib.Path(__file__).parents[2]
+    / 'testdata'
+    / 'results'
+    / 'scylla_phases_fake_run.json'
+)
 
-def _Runs(clusters, repeats=3, between=0.03, within=0.01, seed=0, price=None):
-  """A/A runs: one step's op rate and p99, noise between and within."""
+
+def _Runs(
+    clusters,
+    repeats=3,
+    between=0.03,
+    within=0.01,
+    seed=0,
+    price=None,
+    step='read_small',
+    within_run=None,
+):
+  """A/A runs: one step's op rate and p99, noise between and within.
+
+  A populate step runs once per cluster whatever `repeats` (as the
+  benchmark runs it), its samples saying the run's repeats. With
+  `within_run`, each sample has a within-run interval of that relative
+  standard error.
+  """
   rng = np.random.default_rng(seed)
   runs = []
   for c in range(clusters):
     cluster = f'c{c}'
     offset = rng.normal(0, between)
     rows = []
-    for repeat in range(1, repeats + 1):
+    for repeat in range(1, (1 if step == 'populate' else repeats) + 1):
       metadata = {
-          'scylla_step': 'read_small',
+          'scylla_phase': 'populate' if step == 'populate' else 'read',
+          'scylla_step': step,
           'scylla_op': 'READ',
           'scylla_cluster': cluster,
           'scylla_repeat': repeat,
@@ -42,6 +68,10 @@ def _Runs(clusters, repeats=3, between=0.03, within=0.01, seed=0, price=None):
       }
       if price is not None:
         metadata['scylla_price_usd_per_hour'] = price
+      if within_run is not None:
+        metadata.update(
+            scylla_ci_low=1e-9, scylla_ci_high=1e9, scylla_ci_se_log=within_run
+        )
       noise = math.exp(offset + rng.normal(0, within))
       rows.append(
           results_tables.Row('op_rate', 10_000.0 * noise, 'op/s', metadata)
@@ -76,9 +106,12 @@ def test_a_plan_from_measured_noise():
       rate.noise, 0.05, 3, 0.05 / figures
   )
   assert rate.detect > experiment.ClustersNeeded(rate.noise, 0.05, 3)
+  # Equivalence: the report's two-sided interval inside the margin, each
+  # side at half its level's complement.
   assert rate.equivalence == experiment.ClustersNeededForEquivalence(
-      rate.noise, 0.0, 0.02, 3, 0.05 / figures
+      rate.noise, 0.0, 0.02, 3, 0.05 / figures / 2
   )
+  assert rate.repeats == 3
   assert plan.figures[1].margin == 0.05  # a percentile's
   text = ab_plan.RenderPlan(plan)
   assert text.startswith(
@@ -154,14 +187,102 @@ def test_an_assumed_noise_says_so():
   )
   assert plan.assumed
   (figure,) = plan.figures
+  # At 5% / m as a measured plan of the default phases' m figures, and the
+  # noise of a cluster mean over 3 repeats as a measured plan's.
+  alpha = 0.05 / ab_plan.DEFAULT_FIGURES
+  assert plan.alpha == alpha
   assert figure.detect == experiment.ClustersNeeded(
-      experiment.NoiseProfile(0.02, 0.01, None), -0.03, 3
+      experiment.NoiseProfile(0.02, 0.01, None), -0.03, 3, alpha
   )
   text = ab_plan.RenderPlan(plan)
+  assert f'alpha 5% / {ab_plan.DEFAULT_FIGURES} figures = 0.10% each' in text
+  assert (
+      f'{ab_plan.DEFAULT_FIGURES} figures: those a report of a run of the'
+      ' default phases compares'
+  ) in text
   assert 'Noise: ASSUMED, not measured: 2.0% between clusters' in text
   assert 'An assumption is not a measurement' in text
   usd = experiment.ExperimentCostUsd(2 * figure.detect, 2, 50)
   assert f'Every figure: {figure.detect} clusters per arm, ${usd:,.2f}' in text
+
+
+def test_an_assumed_noise_plans_as_the_measured_noise_of_its_figures():
+  runs = _Runs(8, between=0.02, within=0.01, seed=5)
+  measured = ab_plan.PlanFromRuns(runs, 0.05)
+  rate = measured.figures[0]
+  noise = rate.noise
+  assumed = ab_plan.AssumedNoise(
+      noise.between_cluster_cv,
+      noise.within_cluster_cv,
+      0.05,
+      repeats=3,
+      figures=len(measured.figures),
+  )
+  assert assumed.alpha == measured.alpha
+  assert assumed.figures[0].detect == rate.detect
+  with pytest.raises(ValueError, match='at least one'):
+    ab_plan.AssumedNoise(0.01, 0.01, 0.05, figures=0)
+
+
+def test_default_figures_are_those_of_a_run_of_the_default_phases():
+  # The fixture ran every phase at two latency rates: its figures in the
+  # default phases, with the default rates' latency steps.
+  runs = results_tables.LoadRuns([(FIXTURE.name, FIXTURE.read_text())])
+  phases = {}
+  for figure in ab_comparison.Figures(runs):
+    row, *_ = runs[0].Rows(figure.metric, figure.step, figure.op, figure.kind)
+    phases.setdefault(row.metadata['scylla_phase'], []).append(figure)
+  latency = phases['latency']
+  fixture_rates = len({f.step for f in latency})
+  default = sum(
+      len(phases.get(phase, ())) for phase in settings_lib.DEFAULT_PHASES
+  )
+  default += (
+      len(latency)
+      // fixture_rates
+      * (len(settings_lib.Settings().latency_rates) - fixture_rates)
+  )
+  assert ab_plan.DEFAULT_FIGURES == default
+
+
+def test_populate_is_planned_at_one_repeat():
+  # Populate runs once per cluster: 3 repeats of the measured steps do not
+  # average its run-to-run noise, which its spread between clusters holds.
+  runs = _Runs(
+      8, between=0.03, within=0.03, seed=6, step='populate', within_run=0.03
+  )
+  plan = ab_plan.PlanFromRuns(runs, 0.05, repeats=3)
+  rate = plan.figures[0]
+  assert rate.repeats == 1
+  assert rate.detect == experiment.ClustersNeeded(
+      rate.noise, 0.05, 1, plan.alpha
+  )
+  assert rate.detect > experiment.ClustersNeeded(
+      rate.noise, 0.05, 3, plan.alpha
+  )
+  text = ab_plan.RenderPlan(plan)
+  assert 'populate runs once per cluster whatever the repeats' in text
+  assert plan.repeats == 3
+
+
+def test_equivalence_says_the_range_of_the_adjustment():
+  plan = ab_plan.PlanFromRuns(_Runs(6, seed=1), 0.05)
+  rate = plan.figures[0]
+  # Bonferroni's alpha / m suffices; at alpha, when every figure is
+  # equivalent, the adjustment may need as few.
+  assert rate.equivalence_least == experiment.ClustersNeededForEquivalence(
+      rate.noise, 0.0, 0.02, 3, 0.05 / 2
+  )
+  assert rate.equivalence_least < rate.equivalence
+  text = ab_plan.RenderPlan(plan)
+  assert 'To show equivalence, a range: at least the clusters at alpha 5%' in (
+      text
+  )
+  row = text.split('Noise and clusters per arm')[1].splitlines()[2]
+  assert f'{rate.equivalence_least}-{rate.equivalence}' in row
+  one = ab_plan.AssumedNoise(0.02, 0.01, 0.05, figures=1)
+  assert one.figures[0].equivalence_least == one.figures[0].equivalence
+  assert 'a range' not in ab_plan.RenderPlan(one)
 
 
 @pytest.mark.parametrize('difference', [0, -1, float('nan')])

@@ -115,6 +115,42 @@ def _Column(table, name):
   return {row[: table.keys]: row[index] for row in table.rows}
 
 
+def test_throughput_table_shows_the_widest_start_skew_and_its_mark(testdata):
+  # Without the file's own skews, as a file from before the figure.
+  samples = [
+      s
+      for s in _Samples(testdata('report', TWO_METADATA))
+      if s['metric'] != 'loader_start_skew'
+  ]
+  (status,) = [
+      s
+      for s in samples
+      if s['metric'] == 'phase_status'
+      and s['metadata']['scylla_step'] == 'latency_4000'
+  ]
+  skews = []
+  for value, share, marked in ((0.25, 0.8, False), (1.5, 5.0, True)):
+    metadata = dict(
+        status['metadata'],
+        scylla_start_skew_pct=share,
+        scylla_start_skew_marked=marked,
+    )
+    skews.append(
+        dict(
+            status,
+            metric='loader_start_skew',
+            value=value,
+            unit='s',
+            metadata=metadata,
+        )
+    )
+  text = '\n'.join(json.dumps(s) for s in samples + skews)
+  (run,) = results_tables.LoadRuns([('skews.json', text)])
+  column = _Column(results_tables.ThroughputTable(run), 'start skew s')
+  assert column[('latency_4000', 'WRITE')] == '1.50 (5.0%)'
+  assert column[('populate', 'WRITE')] == '-'
+
+
 def test_throughput_table(report, testdata):
   (run,) = report(TWO)
   table = results_tables.ThroughputTable(run)

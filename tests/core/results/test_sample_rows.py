@@ -19,6 +19,7 @@ chain from real outputs to rows is tested in
 tests/operations/test_phase_runner.py.
 """
 
+import dataclasses
 import math
 
 import pytest
@@ -483,8 +484,15 @@ def test_ci_metadata_of_an_unbounded_interval_has_no_bounds():
       metadata
   )
   # An estimate of 0 cannot be scaled: no bounds either.
-  assert 'scylla_ci_low' not in sample_rows.CiMetadata(
-      Within(0.0, -1.0, 1.0), 5.0
+  zero = sample_rows.CiMetadata(Within(0.0, -1.0, 1.0), 5.0)
+  assert 'scylla_ci_low' not in zero
+  # Each withheld interval says why.
+  for withheld in (metadata, zero):
+    assert withheld['scylla_ci_warning'].startswith('no interval is published')
+  said = dataclasses.replace(unbounded, warning='too few intervals')
+  assert (
+      sample_rows.CiMetadata(said, 100.0)['scylla_ci_warning']
+      == 'too few intervals'
   )
 
 

@@ -49,8 +49,6 @@ def _Row(**fields):
       ci_low=1.189,
       ci_high=1.272,
       level=0.95,
-      equivalence_low=1.195,
-      equivalence_high=1.265,
       margin=comparison.RATE_MARGIN,
       higher_is_better=True,
       p=0.001,
@@ -67,10 +65,14 @@ def _Row(**fields):
       noise='SD of log cluster means 1.0%',
       standard_error=0.01,
       dof=4.0,
-      equivalence_level=0.9,
-      p_equivalence=1.0,
   )
   return dataclasses.replace(row, **fields)
+
+
+def _RowOfP(p, **fields):
+  """A row whose ratio and standard error give the two-sided p `p`."""
+  ratio = math.exp(0.01 * stats.t.isf(p / 2, 4.0))
+  return _Row(ratio=ratio, p=p, **fields)
 
 
 def test_default_margins():
@@ -218,7 +220,7 @@ def test_a_run_without_an_interval_cannot_be_tested():
 
 def test_compare_rows_applies_benjamini_hochberg():
   p = [0.01, 0.04, 0.03, 0.005]
-  rows = comparison.CompareRows([_Row(p=value) for value in p], fdr=0.03)
+  rows = comparison.CompareRows([_RowOfP(value) for value in p], fdr=0.03)
   # Sorted: 0.005, 0.01, 0.03, 0.04 -> x 4/1, 4/2, 4/3, 4/4 = 0.02, 0.02,
   # 0.04, 0.04, then the running minimum from the top.
   assert [row.q for row in rows] == pytest.approx([0.02, 0.04, 0.04, 0.02])
@@ -232,21 +234,40 @@ def test_compare_rows_applies_benjamini_hochberg():
   assert [row.level for row in rows] == pytest.approx([0.985] * 4)
 
 
-def test_equivalence_is_adjusted_across_rows_too():
-  p_equivalence = [0.01, 0.04, 0.03, 0.005]
-  rows = comparison.CompareRows(
-      [_Row(p=0.5, p_equivalence=value) for value in p_equivalence], fdr=0.03
+def test_holm_adjusts_for_the_family_wise_error_rate():
+  p = [0.01, 0.04, 0.03, 0.005]
+  rows = comparison.CompareRows([_RowOfP(value) for value in p], fdr=0.03)
+  # Sorted: 0.005, 0.01, 0.03, 0.04 -> x 4, 3, 2, 1 = 0.02, 0.03, 0.06,
+  # 0.04, then the running maximum from the bottom.
+  assert [row.p_familywise for row in rows] == pytest.approx(
+      [0.03, 0.06, 0.06, 0.02]
   )
-  assert [row.q_equivalence for row in rows] == pytest.approx(
-      [0.02, 0.04, 0.04, 0.02]
-  )
-  assert [row.verdict for row in rows] == [
-      comparison.EQUIVALENT,
+  worse = [dataclasses.replace(row, higher_is_better=False) for row in rows]
+  worse = comparison.CompareRows(worse, fdr=0.03)
+  assert [row.verdict for row in worse] == [
+      comparison.WORSE,
       comparison.INCONCLUSIVE,
       comparison.INCONCLUSIVE,
-      comparison.EQUIVALENT,
+      comparison.WORSE,
   ]
-  assert [row.equivalence_level for row in rows] == pytest.approx([0.97] * 4)
+  assert [comparison.Regression(row, 0.03) for row in worse] == [
+      True,
+      False,
+      False,
+      True,
+  ]
+  assert not comparison.Regression(worse[0], 0.02)
+  assert not any(comparison.Regression(row, 0.05) for row in rows)
+
+
+def test_a_rows_verdict_does_not_follow_other_rows_equivalence():
+  # The seen case: B/A = -1.4% [-1.9, -0.9] with a 2% margin was WORSE.
+  row = _Row(ratio=0.986, standard_error=0.0012, p=1e-4, dof=10.0)
+  for others in ([], [_Row(ratio=1.0, standard_error=0.001, p=1.0)] * 9):
+    verdict = comparison.CompareRows([row, *others])[0]
+    assert verdict.verdict == comparison.EQUIVALENT
+    assert verdict.detectable
+    assert 0.98 <= verdict.ci_low and verdict.ci_high < 1
 
 
 def test_a_difference_inside_the_margin_is_equivalent_and_detectable():
@@ -269,9 +290,9 @@ def test_verdicts_follow_the_direction_and_the_margin():
   )
   lower = _Row(ratio=0.8, higher_is_better=False)
   assert comparison.CompareRows([lower])[0].verdict == comparison.BETTER
-  same = _Row(ratio=1.002, standard_error=0.005, p=0.8, p_equivalence=0.001)
+  same = _Row(ratio=1.002, standard_error=0.005, p=0.8)
   assert comparison.CompareRows([same])[0].verdict == comparison.EQUIVALENT
-  wide = dataclasses.replace(same, p_equivalence=0.06)
+  wide = dataclasses.replace(same, standard_error=0.01)
   assert comparison.CompareRows([wide])[0].verdict == comparison.INCONCLUSIVE
 
 
@@ -284,9 +305,9 @@ def test_claim_sentences():
       step='read_small',
       metric='p99',
       ratio=1.004,
-      equivalence_low=0.988,
-      equivalence_high=1.0204,
-      equivalence_level=0.975,
+      ci_low=0.988,
+      ci_high=1.0204,
+      level=0.975,
       margin=comparison.PERCENTILE_MARGIN,
       verdict=comparison.EQUIVALENT,
   )

@@ -186,6 +186,36 @@ def test_clusters_needed_grow_with_noise_and_shrink_with_repeats():
     experiment.ClustersNeeded(noise, 0.0, 3)
 
 
+def test_large_shifts_reach_the_power():
+  # scipy's noncentral t cdf is NaN at shifts from about 5 on: 2 clusters of
+  # 0.6% noise per cluster mean detect 10% (a shift of 16) with power 1.
+  noise = experiment.NoiseProfile(0.0, 0.01, None)
+  assert experiment.Power(noise, 0.1, 3, 2) > 0.99
+  assert experiment.ClustersNeeded(noise, 0.1, 3) == 2
+  assert experiment.ClustersNeeded(noise, -0.2, 1, alpha=0.05 / 30) == 3
+
+
+@pytest.mark.parametrize('alpha', [0.05, 0.05 / 30])
+def test_more_repeats_never_ask_for_more_clusters(alpha):
+  # A grid of noise and differences: the clusters fall (or stay) with every
+  # repeat added, and each answer reaches the power one cluster fewer lacks.
+  for between in (0.0, 0.01, 0.05):
+    for within in (0.005, 0.02, 0.1):
+      noise = experiment.NoiseProfile(between, within, None)
+      for difference in (0.02, 0.1, 0.5, 1.0):
+        needed = [
+            experiment.ClustersNeeded(noise, difference, repeats, alpha)
+            for repeats in (1, 3, 5)
+        ]
+        assert needed == sorted(needed, reverse=True), (noise, difference)
+        clusters = needed[-1]
+        assert experiment.Power(noise, difference, 5, clusters, alpha) >= 0.8
+        if clusters > 2:
+          assert (
+              experiment.Power(noise, difference, 5, clusters - 1, alpha) < 0.8
+          )
+
+
 def test_clusters_needed_for_equivalence_reach_the_power_in_simulation():
   rng = np.random.default_rng(53)
   noise = experiment.NoiseProfile(0.015, 0.01, None)

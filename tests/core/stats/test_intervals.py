@@ -251,6 +251,13 @@ def test_a_bound_beyond_the_histogram_is_infinite():
       math.inf,
   )
   assert interval.standard_error == math.inf
+  # Not published: the warning says why.
+  assert interval.warning.endswith(
+      '; the interval of the share of operations, 0.999 +- 0.0015, reaches'
+      ' past the last operation: the histogram cannot bound this percentile'
+      ' (its tail comes in bursts too few for the run), so no interval is'
+      ' published'
+  )
 
 
 def test_percentile_flags_too_few_operations_and_too_few_intervals():
