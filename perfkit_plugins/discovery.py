@@ -33,11 +33,15 @@ PKB imports every module of those packages when it starts and does not
 catch their errors, so one plugin module that stops importing (a PKB
 upgrade that moved a name) would stop every `pkb.py` run, whatever its
 benchmark. The finder therefore guards the plugin's own modules there: one
-that fails to import becomes a stub whose entry points (GetConfig,
-CheckPrerequisites, Prepare, Run; Install for a package) raise
-PluginImportError with the cause and the PKB commits the plugin is tested
-with (its Cleanup does nothing: nothing was made); the other benchmarks
-run.
+that fails to import becomes a stub that says why (the cause and the PKB
+commits the plugin is tested with). PKB builds every benchmark's config
+and checks its prerequisites before it runs any, and a failure there stops
+them all, so a benchmark stub passes both with a config of no machines
+(nothing is provisioned for it) and fails in Prepare and Run, where PKB
+fails that benchmark alone and runs the others; its Cleanup does nothing.
+A package stub's Install raises PluginImportError; the benchmark refuses,
+before provisioning, to run with a package it installs stubbed
+(shell/prerequisites.py).
 
 Set PERFKIT_PLUGINS_DISABLE=1 to turn discovery off.
 """
@@ -79,8 +83,9 @@ def Disabled(environ=None):
   return value.strip().lower() not in ('', '0', 'false', 'no')
 
 
-# Entry points PKB calls on a benchmark module, and on a package module.
-_BENCHMARK_ENTRY_POINTS = ('GetConfig', 'CheckPrerequisites', 'Prepare', 'Run')
+# Entry points of a stub that raise PluginImportError: a benchmark's stages
+# (PKB fails that benchmark alone there), and a package module's installers.
+_BENCHMARK_ENTRY_POINTS = ('Prepare', 'Run')
 _PACKAGE_ENTRY_POINTS = ('Install', 'YumInstall', 'AptInstall')
 _BENCHMARK_SUFFIX = '_benchmark'
 
@@ -110,19 +115,56 @@ def _ImportProblem(module, error):
   )
 
 
+_STUB_DESCRIPTION = (
+    'does not import with this PKB (see the warning at start-up)'
+)
+
+
+class _Refusal:
+  """A stub's entry point: raises PluginImportError saying why.
+
+  An object of a module-level class, not a closure: PKB pickles a
+  benchmark's spec, which holds its Prepare, Run and Cleanup.
+
+  Attributes:
+    module_name: the stubbed module.
+    problem: why it did not import (_ImportProblem).
+  """
+
+  def __init__(self, module_name, problem):
+    self.module_name = module_name
+    self.problem = problem
+
+  def __call__(self, *args, **kwargs):
+    del args, kwargs
+    raise PluginImportError(self.problem, name=self.module_name)
+
+
+def _NothingToClean(benchmark_spec):
+  """A benchmark stub's Cleanup: nothing was made."""
+  del benchmark_spec
+
+
+def _StubConfig(user_config):
+  """A benchmark stub's config: no machines; the user's flags kept for PKB."""
+  return {
+      'description': _STUB_DESCRIPTION,
+      'vm_groups': {},
+      'flags': user_config.get('flags'),
+  }
+
+
 def _Stub(module, error):
   """Empties a module that failed to import into one that says why.
 
   A benchmark keeps its BENCHMARK_NAME (so `--benchmarks` still finds it
-  and fails it alone) and gets a BENCHMARK_CONFIG; every entry point
-  raises PluginImportError, Cleanup does nothing (nothing was made).
+  and fails it alone); its config has no machines, whatever the user's
+  config asks (nothing is provisioned for a benchmark that cannot run), its
+  stages raise PluginImportError and its Cleanup does nothing (nothing was
+  made). A package's installers raise PluginImportError.
   """
   problem = _ImportProblem(module, error)
-
-  def Refuse(*args, **kwargs):
-    del args, kwargs
-    raise PluginImportError(problem, name=module.__name__)
-
+  refuse = _Refusal(module.__name__, problem)
   keep = {'__name__', '__file__', '__spec__', '__loader__', '__package__'}
   for name in set(vars(module)) - keep - {'__builtins__'}:
     delattr(module, name)
@@ -132,15 +174,16 @@ def _Stub(module, error):
   if short_name.endswith(_BENCHMARK_SUFFIX):
     module.BENCHMARK_NAME = short_name[: -len(_BENCHMARK_SUFFIX)]
     module.BENCHMARK_CONFIG = (
-        f'{module.BENCHMARK_NAME}:\n  description: does not import with'
-        ' this PKB (see the warning at start-up)\n  vm_groups: {}\n'
+        f'{module.BENCHMARK_NAME}:\n  description: {_STUB_DESCRIPTION}\n'
+        '  vm_groups: {}\n'
     )
+    module.GetConfig = _StubConfig
     for name in _BENCHMARK_ENTRY_POINTS:
-      setattr(module, name, Refuse)
-    module.Cleanup = lambda benchmark_spec: None
+      setattr(module, name, refuse)
+    module.Cleanup = _NothingToClean
   else:
     for name in _PACKAGE_ENTRY_POINTS:
-      setattr(module, name, Refuse)
+      setattr(module, name, refuse)
   # pylint: disable-next=import-outside-toplevel
   import logging
 

@@ -17,6 +17,12 @@
 from perfkit_plugins.engines import cassandra
 from perfkit_plugins.engines import scylla
 
+# The PKB package module (linux_packages/) that installs each engine.
+PACKAGES = {
+    scylla.ScyllaEngine.NAME: scylla.PACKAGE,
+    cassandra.CassandraEngine.NAME: cassandra.PACKAGE,
+}
+
 
 def ForSettings(
     settings, install_root, vm_tmp_dir, local_ssds=0, output_dir=None, owner=''

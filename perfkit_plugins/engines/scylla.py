@@ -47,6 +47,8 @@ IO_PROPERTIES = f'{SCYLLA_D}/io_properties.yaml'
 IO_CONF = f'{SCYLLA_D}/io.conf'
 CPUSET_CONF = f'{SCYLLA_D}/cpuset.conf'
 PERFTUNE_YAML = f'{SCYLLA_D}/perftune.yaml'
+# The PKB package module that installs the server (linux_packages/).
+PACKAGE = 'scylla_server'
 # The server's journal, written into the VM's temp directory for pulling.
 JOURNAL_NAME = 'scylla-server.log'
 API = 'http://127.0.0.1:10000'
@@ -422,7 +424,7 @@ class ScyllaEngine(base.Engine):
     self._lock = threading.Lock()
 
   def Install(self, vm):
-    vm.Install('scylla_server')
+    vm.Install(PACKAGE)
 
   def Configure(self, vm, seed_ips, ring_slot):
     """Data volume, scylla_setup, scylla.yaml; records the tuning."""

@@ -23,6 +23,8 @@ this module imports nothing of PKB's.
 
 from perfkit_plugins.shell import scylla_phases_flags
 
+# The package module (linux_packages/) that installs the loaders' tool.
+LOADER_PACKAGE = 'scylla_cassandra_stress'
 # On each VM of a run: the run's settings.
 _ATTRIBUTE = 'scylla_phases_settings'
 

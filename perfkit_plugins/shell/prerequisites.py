@@ -15,8 +15,9 @@
 """The checks CheckPrerequisites makes before anything is provisioned.
 
 Every setting is validated and the run planned (bad key or rate splits fail
-here), and the PKB flags and groups that would make the run fail or measure
-the wrong thing only after provisioning are refused, naming the flag.
+here), the PKB flags and groups that would make the run fail or measure
+the wrong thing only after provisioning are refused, naming the flag, and
+so is a package module the run installs that did not import with this PKB.
 """
 
 import json
@@ -24,14 +25,18 @@ import logging
 
 from absl import flags
 from perfkitbenchmarker import errors
+from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import stages
 
+from perfkit_plugins import discovery
+from perfkit_plugins import engines
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.config import settings_limits
 from perfkit_plugins.core.machines import local_disks
 from perfkit_plugins.core.plan import plan_machines
 from perfkit_plugins.core.software import java
 from perfkit_plugins.core.stress import stress_tools
+from perfkit_plugins.shell import package_settings
 from perfkit_plugins.shell import run_settings
 from perfkit_plugins.shell import scylla_phases_flags as scylla_flags
 from perfkit_plugins.shell import vm_groups
@@ -70,6 +75,29 @@ def _GroupSummary(group):
           }
       ),
   }
+
+
+def _CheckPackages(settings):
+  """The package modules the run installs imported with this PKB.
+
+  One that did not is a stub (discovery.py) that fails only when PKB
+  installs it, on machines provisioned by then.
+
+  Raises:
+    discovery.PluginImportError: naming the module and why it did not import.
+  """
+  for name in (
+      engines.PACKAGES[settings.engine],
+      package_settings.LOADER_PACKAGE,
+  ):
+    problem = getattr(linux_packages.PACKAGES.get(name), 'IMPORT_PROBLEM', '')
+    if problem:
+      raise discovery.PluginImportError(
+          f'scylla_phases installs {name} on the machines it would'
+          ' provision; refused before provisioning (PKB then starts no'
+          f' benchmark of this run: run the others without it): {problem}',
+          name=f'{linux_packages.__name__}.{name}',
+      )
 
 
 def _CheckPkbDiskFlags(settings, servers):
@@ -229,6 +257,8 @@ def Check(benchmark_config):
 
   Raises:
     errors.Setup.InvalidFlagConfigurationError: naming the flag at fault.
+    discovery.PluginImportError: a package module the run installs did not
+      import.
   """
   _CheckRunLoop()
   _CheckStaticGroups(benchmark_config)
@@ -244,6 +274,7 @@ def Check(benchmark_config):
     )
   except settings_lib.SettingsError as e:
     raise errors.Setup.InvalidFlagConfigurationError(str(e)) from e
+  _CheckPackages(settings)
   _CheckDataToRead(settings)
   _CheckLoaderJava(settings, benchmark_config)
   _CheckPkbDiskFlags(settings, benchmark_config.vm_groups[vm_groups.SERVERS])

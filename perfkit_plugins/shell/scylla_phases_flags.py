@@ -25,6 +25,8 @@ shell reads a few holders directly where a flag's presence matters. This
 module imports absl only, not PKB.
 """
 
+import functools
+
 from absl import flags
 
 from perfkit_plugins.core.config import settings as settings_lib
@@ -37,29 +39,51 @@ _DEFAULTS = settings_lib.Settings()
 FROM_PKB = ('cloud', 'data_dir', 'servers_static', 'loaders_static')
 
 
+def _Define(define, name, *args, **kwargs):
+  """Defines flag `name` with absl's `define`, or defers to PKB's flag.
+
+  absl refuses a second flag of a name (DuplicateFlagError), and pkb.py
+  would then stop whatever it runs, --helpmatch included: a `scylla_*` flag
+  PKB comes to define itself (one moved upstream) would break every run of
+  users who keep the plugin. A name already defined is PKB's: the holder
+  reads that flag. A flag PKB defines later replaces this one
+  (allow_override), and the holder, which reads by name, reads PKB's.
+
+  Returns:
+    The flag's FlagHolder.
+  """
+  if name in flags.FLAGS:
+    return flags.FlagHolder(flags.FLAGS, flags.FLAGS[name])
+  return define(name, *args, allow_override=True, **kwargs)
+
+
 def _ListDefault(values):
   return [str(v) for v in values]
 
 
 # Cluster: database, release, servers and their data disk.
 
-ENGINE = flags.DEFINE_enum(
+ENGINE = _Define(
+    flags.DEFINE_enum,
     'scylla_engine',
     _DEFAULTS.engine,
     settings_lib.ENGINES,
     'Database on the servers.',
 )
-RELEASE = flags.DEFINE_string(
+RELEASE = _Define(
+    flags.DEFINE_string,
     'scylla_release',
     _DEFAULTS.release,
     'ScyllaDB release (X.Y or X.Y.Z) to install.',
 )
-CASSANDRA_VERSION = flags.DEFINE_string(
+CASSANDRA_VERSION = _Define(
+    flags.DEFINE_string,
     'scylla_cassandra_version',
     _DEFAULTS.cassandra_version,
     'Apache Cassandra version (X.Y.Z).',
 )
-ALLOW_UNKNOWN_RELEASES = flags.DEFINE_boolean(
+ALLOW_UNKNOWN_RELEASES = _Define(
+    flags.DEFINE_boolean,
     'scylla_allow_unknown_releases',
     _DEFAULTS.allow_unknown_releases,
     (
@@ -67,18 +91,21 @@ ALLOW_UNKNOWN_RELEASES = flags.DEFINE_boolean(
         " newer than the project's table as given."
     ),
 )
-SERVER_MACHINE_TYPE = flags.DEFINE_string(
+SERVER_MACHINE_TYPE = _Define(
+    flags.DEFINE_string,
     'scylla_server_machine_type',
     _DEFAULTS.server_machine_type,
     'Server machine type. --machine_type sets it too (and only it).',
 )
-SERVER_COUNT = flags.DEFINE_integer(
+SERVER_COUNT = _Define(
+    flags.DEFINE_integer,
     'scylla_server_count',
     _DEFAULTS.server_count,
     'Number of database servers.',
     lower_bound=1,
 )
-DATA_DISK = flags.DEFINE_enum(
+DATA_DISK = _Define(
+    flags.DEFINE_enum,
     'scylla_data_disk',
     _DEFAULTS.data_disk,
     settings_lib.DATA_DISKS,
@@ -87,13 +114,15 @@ DATA_DISK = flags.DEFINE_enum(
         " 'declared' by static VMs' disk_specs (own machines)."
     ),
 )
-NETWORK_DISK_GB = flags.DEFINE_integer(
+NETWORK_DISK_GB = _Define(
+    flags.DEFINE_integer,
     'scylla_network_disk_gb',
     _DEFAULTS.network_disk_gb,
     'Size of the network data disk (GB).',
     lower_bound=10,
 )
-RAID_DEVICES = flags.DEFINE_list(
+RAID_DEVICES = _Define(
+    flags.DEFINE_list,
     'scylla_raid_devices',
     _ListDefault(_DEFAULTS.raid_devices),
     (
@@ -102,22 +131,26 @@ RAID_DEVICES = flags.DEFINE_list(
         ' /var/lib/scylla (RAID0, or XFS on one). ERASES them.'
     ),
 )
-ALLOW_EXISTING_DATA = flags.DEFINE_boolean(
+ALLOW_EXISTING_DATA = _Define(
+    flags.DEFINE_boolean,
     'scylla_allow_existing_data',
     _DEFAULTS.allow_existing_data,
     'Start on a data directory holding files this run did not write.',
 )
-TABLETS = flags.DEFINE_boolean(
+TABLETS = _Define(
+    flags.DEFINE_boolean,
     'scylla_tablets',
     _DEFAULTS.tablets,
     'Create the keyspace with ScyllaDB tablets.',
 )
-CLUSTER_NAME = flags.DEFINE_string(
+CLUSTER_NAME = _Define(
+    flags.DEFINE_string,
     'scylla_cluster_name',
     _DEFAULTS.cluster_name,
     'Cluster name in the database config.',
 )
-BRINGUP_TIMEOUT_S = flags.DEFINE_integer(
+BRINGUP_TIMEOUT_S = _Define(
+    flags.DEFINE_integer,
     'scylla_bringup_timeout_s',
     _DEFAULTS.bringup_timeout_s,
     'Longest wait for all nodes Up/Normal.',
@@ -125,12 +158,14 @@ BRINGUP_TIMEOUT_S = flags.DEFINE_integer(
 
 # ScyllaDB tuning.
 
-NIC = flags.DEFINE_string(
+NIC = _Define(
+    flags.DEFINE_string,
     'scylla_nic',
     _DEFAULTS.nic,
     "NIC perftune tunes; '' for the default route's.",
 )
-IO_SETUP = flags.DEFINE_enum(
+IO_SETUP = _Define(
+    flags.DEFINE_enum,
     'scylla_io_setup',
     _DEFAULTS.io_setup,
     settings_lib.IO_SETUPS,
@@ -139,12 +174,14 @@ IO_SETUP = flags.DEFINE_enum(
         " (identical nodes); 'iotune': iotune on every node."
     ),
 )
-YAML_EXTRA = flags.DEFINE_string(
+YAML_EXTRA = _Define(
+    flags.DEFINE_string,
     'scylla_yaml_extra',
     _DEFAULTS.yaml_extra,
     'YAML mapping of extra scylla.yaml settings, e.g. "{a: 1, b: x}".',
 )
-SWAP_SETUP = flags.DEFINE_boolean(
+SWAP_SETUP = _Define(
+    flags.DEFINE_boolean,
     'scylla_swap_setup',
     _DEFAULTS.swap_setup,
     (
@@ -155,37 +192,44 @@ SWAP_SETUP = flags.DEFINE_boolean(
 
 # Where installs come from and what they must be.
 
-CASSANDRA_URL = flags.DEFINE_string(
+CASSANDRA_URL = _Define(
+    flags.DEFINE_string,
     'scylla_cassandra_url',
     _DEFAULTS.cassandra_url,
     'Apache Cassandra tarball URL template ({version}); a mirror.',
 )
-CASSANDRA_CHECKSUM = flags.DEFINE_string(
+CASSANDRA_CHECKSUM = _Define(
+    flags.DEFINE_string,
     'scylla_cassandra_checksum',
     _DEFAULTS.cassandra_checksum,
     "sha256:<hex> or sha512:<hex> of that tarball; '': pinned/published.",
 )
-STRESS_URL = flags.DEFINE_string(
+STRESS_URL = _Define(
+    flags.DEFINE_string,
     'scylla_stress_url',
     _DEFAULTS.stress_url,
     "ScyllaDB's cassandra-stress tarball URL template ({version}).",
 )
-STRESS_CHECKSUM = flags.DEFINE_string(
+STRESS_CHECKSUM = _Define(
+    flags.DEFINE_string,
     'scylla_stress_checksum',
     _DEFAULTS.stress_checksum,
     "sha256:<hex> or sha512:<hex> of that tarball; '': published.",
 )
-REPO_URL = flags.DEFINE_string(
+REPO_URL = _Define(
+    flags.DEFINE_string,
     'scylla_repo_url',
     _DEFAULTS.repo_url,
     "ScyllaDB apt list / yum repo URL template ({version}: series); ''.",
 )
-REPO_KEY_URL = flags.DEFINE_string(
+REPO_KEY_URL = _Define(
+    flags.DEFINE_string,
     'scylla_repo_key_url',
     _DEFAULTS.repo_key_url,
     "Apt signing keys URL (armored); '': from --scylla_key_server.",
 )
-KEY_SERVER = flags.DEFINE_string(
+KEY_SERVER = _Define(
+    flags.DEFINE_string,
     'scylla_key_server',
     _DEFAULTS.key_server,
     (
@@ -194,7 +238,8 @@ KEY_SERVER = flags.DEFINE_string(
         ' over HTTP(S).'
     ),
 )
-REPO_KEY_FINGERPRINTS = flags.DEFINE_list(
+REPO_KEY_FINGERPRINTS = _Define(
+    flags.DEFINE_list,
     'scylla_repo_key_fingerprints',
     _ListDefault(_DEFAULTS.repo_key_fingerprints),
     (
@@ -205,44 +250,52 @@ REPO_KEY_FINGERPRINTS = flags.DEFINE_list(
 
 # Apache Cassandra tuning (--scylla_engine=cassandra).
 
-CASSANDRA_HEAP_GB = flags.DEFINE_integer(
+CASSANDRA_HEAP_GB = _Define(
+    flags.DEFINE_integer,
     'scylla_cassandra_heap_gb',
     _DEFAULTS.cassandra_heap_gb,
     'Heap GB (-Xms/-Xmx); 0: default.',
 )
-CASSANDRA_GC = flags.DEFINE_enum(
+CASSANDRA_GC = _Define(
+    flags.DEFINE_enum,
     'scylla_cassandra_gc',
     _DEFAULTS.cassandra_gc,
     cassandra_config.GCS,
     "Collector; CMS only on 4.x; '': default.",
 )
-CASSANDRA_COMPACTION_THROUGHPUT_MB = flags.DEFINE_integer(
+CASSANDRA_COMPACTION_THROUGHPUT_MB = _Define(
+    flags.DEFINE_integer,
     'scylla_cassandra_compaction_throughput_mb',
     _DEFAULTS.cassandra_compaction_throughput_mb,
     'Compaction MB/s; 0: unthrottled; -1: default.',
 )
-CASSANDRA_CONCURRENT_READS = flags.DEFINE_integer(
+CASSANDRA_CONCURRENT_READS = _Define(
+    flags.DEFINE_integer,
     'scylla_cassandra_concurrent_reads',
     _DEFAULTS.cassandra_concurrent_reads,
     'concurrent_reads; 0: default.',
 )
-CASSANDRA_CONCURRENT_WRITES = flags.DEFINE_integer(
+CASSANDRA_CONCURRENT_WRITES = _Define(
+    flags.DEFINE_integer,
     'scylla_cassandra_concurrent_writes',
     _DEFAULTS.cassandra_concurrent_writes,
     'concurrent_writes; 0: default.',
 )
-CASSANDRA_CONCURRENT_COMPACTORS = flags.DEFINE_integer(
+CASSANDRA_CONCURRENT_COMPACTORS = _Define(
+    flags.DEFINE_integer,
     'scylla_cassandra_concurrent_compactors',
     _DEFAULTS.cassandra_concurrent_compactors,
     'concurrent_compactors; 0: default.',
 )
-CASSANDRA_MEMTABLE_ALLOCATION_TYPE = flags.DEFINE_enum(
+CASSANDRA_MEMTABLE_ALLOCATION_TYPE = _Define(
+    flags.DEFINE_enum,
     'scylla_cassandra_memtable_allocation_type',
     _DEFAULTS.cassandra_memtable_allocation_type,
     cassandra_config.MEMTABLE_ALLOCATION_TYPES,
     "memtable_allocation_type; '': default.",
 )
-CASSANDRA_TRICKLE_FSYNC = flags.DEFINE_boolean(
+CASSANDRA_TRICKLE_FSYNC = _Define(
+    flags.DEFINE_boolean,
     'scylla_cassandra_trickle_fsync',
     _DEFAULTS.cassandra_trickle_fsync,
     'trickle_fsync.',
@@ -250,56 +303,66 @@ CASSANDRA_TRICKLE_FSYNC = flags.DEFINE_boolean(
 
 # Loaders: cassandra-stress machines, release and threads.
 
-LOADER_MACHINE_TYPE = flags.DEFINE_string(
+LOADER_MACHINE_TYPE = _Define(
+    flags.DEFINE_string,
     'scylla_loader_machine_type',
     _DEFAULTS.loader_machine_type,
     'Loader (cassandra-stress) type.',
 )
-LOADER_COUNT = flags.DEFINE_integer(
+LOADER_COUNT = _Define(
+    flags.DEFINE_integer,
     'scylla_loader_count',
     0,  # Not the Settings default: 0 asks GetConfig to size the loaders.
     'Number of loader VMs; 0 sizes them from the servers vCPUs.',
     lower_bound=0,
 )
-STRESS_TOOL = flags.DEFINE_enum(
+STRESS_TOOL = _Define(
+    flags.DEFINE_enum,
     'scylla_stress_tool',
     _DEFAULTS.stress_tool,
     settings_lib.STRESS_TOOLS,
     "'scylla': ScyllaDB's cassandra-stress.",
 )
-STRESS_RELEASE = flags.DEFINE_string(
+STRESS_RELEASE = _Define(
+    flags.DEFINE_string,
     'scylla_stress_release',
     _DEFAULTS.stress_release,
     'scylladb/cassandra-stress release.',
 )
-THREADS = flags.DEFINE_integer(
+THREADS = _Define(
+    flags.DEFINE_integer,
     'scylla_threads',
     _DEFAULTS.threads,
     'cassandra-stress threads per loader (max rate).',
 )
-POPULATE_THREADS = flags.DEFINE_integer(
+POPULATE_THREADS = _Define(
+    flags.DEFINE_integer,
     'scylla_populate_threads',
     _DEFAULTS.populate_threads,
     'Threads per loader while populating.',
 )
-LOADER_CPU_THRESHOLD = flags.DEFINE_float(
+LOADER_CPU_THRESHOLD = _Define(
+    flags.DEFINE_float,
     'scylla_loader_cpu_threshold',
     _DEFAULTS.loader_cpu_threshold,
     'Loader CPU percent at or above which a phase counts as loader-bound.',
 )
-LOADER_GC = flags.DEFINE_enum(
+LOADER_GC = _Define(
+    flags.DEFINE_enum,
     'scylla_loader_gc',
     _DEFAULTS.loader_gc,
     loader_jvm.GC_CHOICES,
     'Loader JVM collector; auto: zgc on Java 21+, else g1.',
 )
-LOADER_HEAP_GB = flags.DEFINE_float(
+LOADER_HEAP_GB = _Define(
+    flags.DEFINE_float,
     'scylla_loader_heap_gb',
     _DEFAULTS.loader_heap_gb,
     'Loader JVM fixed heap GiB; 0: min(8, RAM/4).',
     lower_bound=0,
 )
-LOADER_SATURATION_ACTION = flags.DEFINE_enum(
+LOADER_SATURATION_ACTION = _Define(
+    flags.DEFINE_enum,
     'scylla_loader_saturation_action',
     _DEFAULTS.loader_saturation_action,
     settings_lib.SATURATION_ACTIONS,
@@ -308,58 +371,73 @@ LOADER_SATURATION_ACTION = flags.DEFINE_enum(
 
 # Workload: phases, keyspace, table and data set.
 
-PHASES = flags.DEFINE_list(
+PHASES = _Define(
+    flags.DEFINE_list,
     'scylla_phases',
     _ListDefault(_DEFAULTS.phases),
     'Phases to run, in the order of docs/measurement.md.',
 )
-KEYSPACE = flags.DEFINE_string(
+KEYSPACE = _Define(
+    flags.DEFINE_string,
     'scylla_keyspace',
     _DEFAULTS.keyspace,
     'Keyspace cassandra-stress writes into.',
 )
-REPLICATION_FACTOR = flags.DEFINE_integer(
+REPLICATION_FACTOR = _Define(
+    flags.DEFINE_integer,
     'scylla_replication_factor',
     _DEFAULTS.replication_factor,
     'Replication factor.',
 )
-CONSISTENCY_LEVEL = flags.DEFINE_enum(
+CONSISTENCY_LEVEL = _Define(
+    flags.DEFINE_enum,
     'scylla_consistency_level',
     _DEFAULTS.consistency_level,
     settings_lib.CONSISTENCY_LEVELS,
     'Consistency level of every operation.',
 )
-COMPACTION_STRATEGY = flags.DEFINE_enum(
+COMPACTION_STRATEGY = _Define(
+    flags.DEFINE_enum,
     'scylla_compaction_strategy',
     _DEFAULTS.compaction_strategy,
     settings_lib.COMPACTION_STRATEGIES,
     'Compaction strategy of the table.',
 )
-NUM_KEYS = flags.DEFINE_integer(
-    'scylla_num_keys', _DEFAULTS.num_keys, 'Partitions to write; 0 derives it.'
+NUM_KEYS = _Define(
+    flags.DEFINE_integer,
+    'scylla_num_keys',
+    _DEFAULTS.num_keys,
+    'Partitions to write; 0 derives it.',
 )
-DATA_SET_BYTES = flags.DEFINE_integer(
+DATA_SET_BYTES = _Define(
+    flags.DEFINE_integer,
     'scylla_data_set_bytes',
     _DEFAULTS.data_set_bytes,
     'Data set size in bytes when --scylla_num_keys is 0; 0 derives it.',
 )
-DATA_TO_RAM_RATIO = flags.DEFINE_float(
+DATA_TO_RAM_RATIO = _Define(
+    flags.DEFINE_float,
     'scylla_data_to_ram_ratio',
     _DEFAULTS.data_to_ram_ratio,
     'Data set size over cluster RAM when no key count or size is given.',
 )
-COLUMN_SIZE = flags.DEFINE_integer(
+COLUMN_SIZE = _Define(
+    flags.DEFINE_integer,
     'scylla_column_size',
     _DEFAULTS.column_size,
     'Bytes per column (1024: 1 KB rows).',
 )
-COLUMN_COUNT = flags.DEFINE_integer(
-    'scylla_column_count', _DEFAULTS.column_count, 'Columns per row.'
+COLUMN_COUNT = _Define(
+    flags.DEFINE_integer,
+    'scylla_column_count',
+    _DEFAULTS.column_count,
+    'Columns per row.',
 )
 
 # Repetition.
 
-REPEATS = flags.DEFINE_integer(
+REPEATS = _Define(
+    flags.DEFINE_integer,
     'scylla_repeats',
     _DEFAULTS.repeats,
     (
@@ -374,7 +452,8 @@ REPEATS = flags.DEFINE_integer(
 
 # Durations of the timed steps.
 
-DURATIONS = flags.DEFINE_list(
+DURATIONS = _Define(
+    flags.DEFINE_list,
     'scylla_durations',
     [],
     (
@@ -392,12 +471,14 @@ DURATIONS = flags.DEFINE_list(
 
 # Read phases.
 
-READ_SMALL_STDEV = flags.DEFINE_integer(
+READ_SMALL_STDEV = _Define(
+    flags.DEFINE_integer,
     'scylla_read_small_stdev',
     _DEFAULTS.read_small_stdev,
     'Gaussian stdev of the small read.',
 )
-MEDIUM_WORKING_SET_TO_RAM = flags.DEFINE_float(
+MEDIUM_WORKING_SET_TO_RAM = _Define(
+    flags.DEFINE_float,
     'scylla_medium_working_set_to_ram',
     _DEFAULTS.medium_working_set_to_ram,
     'Working set of the medium read over cluster RAM.',
@@ -405,12 +486,14 @@ MEDIUM_WORKING_SET_TO_RAM = flags.DEFINE_float(
 
 # Fixed-rate latency ladder.
 
-LATENCY_RATES = flags.DEFINE_list(
+LATENCY_RATES = _Define(
+    flags.DEFINE_list,
     'scylla_latency_rates',
     _ListDefault(_DEFAULTS.latency_rates),
     'Cluster write rates (op/s) of the ladder.',
 )
-LATENCY_THREADS = flags.DEFINE_integer(
+LATENCY_THREADS = _Define(
+    flags.DEFINE_integer,
     'scylla_latency_threads',
     _DEFAULTS.latency_threads,
     'Threads per loader on the ladder.',
@@ -418,22 +501,26 @@ LATENCY_THREADS = flags.DEFINE_integer(
 
 # Reads during writes.
 
-RDW_WRITE_RATE = flags.DEFINE_integer(
+RDW_WRITE_RATE = _Define(
+    flags.DEFINE_integer,
     'scylla_rdw_write_rate',
     _DEFAULTS.rdw_write_rate,
     'Cluster write rate during reads.',
 )
-RDW_WRITER_FRACTION = flags.DEFINE_float(
+RDW_WRITER_FRACTION = _Define(
+    flags.DEFINE_float,
     'scylla_rdw_writer_fraction',
     _DEFAULTS.rdw_writer_fraction,
     'Share of the loaders that write.',
 )
-RDW_WRITE_RANGE_FRACTION = flags.DEFINE_float(
+RDW_WRITE_RANGE_FRACTION = _Define(
+    flags.DEFINE_float,
     'scylla_rdw_write_range_fraction',
     _DEFAULTS.rdw_write_range_fraction,
     'Share of the keys the writers hit.',
 )
-RDW_READ_THREADS = flags.DEFINE_integer(
+RDW_READ_THREADS = _Define(
+    flags.DEFINE_integer,
     'scylla_rdw_read_threads',
     _DEFAULTS.rdw_read_threads,
     'Threads per reading loader.',
@@ -441,17 +528,20 @@ RDW_READ_THREADS = flags.DEFINE_integer(
 
 # Mixed, write-only and read-from-cache runs.
 
-MIXED_WRITE_RATIO = flags.DEFINE_integer(
+MIXED_WRITE_RATIO = _Define(
+    flags.DEFINE_integer,
     'scylla_mixed_write_ratio',
     _DEFAULTS.mixed_write_ratio,
     'Write share of the mixed ratio.',
 )
-MIXED_READ_RATIO = flags.DEFINE_integer(
+MIXED_READ_RATIO = _Define(
+    flags.DEFINE_integer,
     'scylla_mixed_read_ratio',
     _DEFAULTS.mixed_read_ratio,
     'Read share of the mixed ratio.',
 )
-MIXED_DISTRIBUTION = flags.DEFINE_enum(
+MIXED_DISTRIBUTION = _Define(
+    flags.DEFINE_enum,
     'scylla_mixed_distribution',
     _DEFAULTS.mixed_distribution,
     settings_lib.READ_DISTRIBUTIONS,
@@ -460,27 +550,32 @@ MIXED_DISTRIBUTION = flags.DEFINE_enum(
 
 # Compaction quiesce, logging and step bounds.
 
-QUIESCE_POLL_S = flags.DEFINE_integer(
+QUIESCE_POLL_S = _Define(
+    flags.DEFINE_integer,
     'scylla_quiesce_poll_s',
     _DEFAULTS.quiesce_poll_s,
     'Seconds between compaction polls.',
 )
-QUIESCE_SETTLE_S = flags.DEFINE_integer(
+QUIESCE_SETTLE_S = _Define(
+    flags.DEFINE_integer,
     'scylla_quiesce_settle_s',
     _DEFAULTS.quiesce_settle_s,
     'Seconds every node must stay idle to count as quiesced.',
 )
-QUIESCE_TIMEOUT_S = flags.DEFINE_integer(
+QUIESCE_TIMEOUT_S = _Define(
+    flags.DEFINE_integer,
     'scylla_quiesce_timeout_s',
     _DEFAULTS.quiesce_timeout_s,
     'Longest wait for compactions to end.',
 )
-HDR_INTERVAL_S = flags.DEFINE_integer(
+HDR_INTERVAL_S = _Define(
+    flags.DEFINE_integer,
     'scylla_hdr_interval_s',
     _DEFAULTS.hdr_interval_s,
     'Seconds per HDR/interval log line.',
 )
-STEP_GRACE_S = flags.DEFINE_integer(
+STEP_GRACE_S = _Define(
+    flags.DEFINE_integer,
     'scylla_step_grace_s',
     _DEFAULTS.step_grace_s,
     "Seconds after a timed step's length at which its loaders are stopped.",
@@ -488,12 +583,14 @@ STEP_GRACE_S = flags.DEFINE_integer(
 
 # Prices.
 
-SERVER_PRICE_PER_HOUR = flags.DEFINE_float(
+SERVER_PRICE_PER_HOUR = _Define(
+    flags.DEFINE_float,
     'scylla_server_price_per_hour',
     _DEFAULTS.server_price_per_hour,
     'USD/h per server; 0: price table.',
 )
-LOADER_PRICE_PER_HOUR = flags.DEFINE_float(
+LOADER_PRICE_PER_HOUR = _Define(
+    flags.DEFINE_float,
     'scylla_loader_price_per_hour',
     _DEFAULTS.loader_price_per_hour,
     'USD/h per loader; 0: price table.',
@@ -624,8 +721,8 @@ class _RetiredParser(flags.ArgumentParser):
 
 def _DefineRetired(name, replacement):
   """Defines a retired flag whose every use is refused (_RetiredParser)."""
-  return flags.DEFINE(
-      _RetiredParser(replacement),
+  return _Define(
+      functools.partial(flags.DEFINE, _RetiredParser(replacement)),
       name,
       None,
       f'Retired: use {replacement}.',

@@ -58,7 +58,13 @@ STRESS_STEPS = (
 )
 QUIESCE_STEPS = ('quiesce', 'flush_quiesce_before_latency_400')
 # The metrics of a stress step published once per step, not per op type.
-PER_STEP = frozenset({'loader_cpu_max', 'loader_stop_max', 'phase_status'})
+PER_STEP = frozenset({
+    'loader_cpu_max',
+    'loader_stop_max',
+    'loader_start_skew',
+    'loader_end_skew',
+    'phase_status',
+})
 # Per shard: ScyllaDB only.
 STRESS_METRICS = expected_samples.STRESS_METRICS - {'op_rate_per_shard'}
 # `Total partitions : 4,888 [READ: 2,507, WRITE: 2,381]`: one partition

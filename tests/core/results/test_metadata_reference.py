@@ -212,16 +212,20 @@ def SourceUses(flags):
 
 
 def FlagNames():
-  """The names of the benchmark's flags (absl DEFINE_* calls)."""
+  """The names of the benchmark's flags.
+
+  Each is defined as `_Define(flags.DEFINE_<kind>, '<name>', ...)`, the
+  flags module's guard against a name PKB defines too.
+  """
   tree = ast.parse(FLAGS_MODULE.read_text())
   return frozenset(
-      node.args[0].value
+      node.args[1].value
       for node in ast.walk(tree)
       if isinstance(node, ast.Call)
-      and isinstance(node.func, ast.Attribute)
-      and node.func.attr.startswith('DEFINE')
-      and node.args
-      and isinstance(node.args[0], ast.Constant)
+      and isinstance(node.func, ast.Name)
+      and node.func.id == '_Define'
+      and len(node.args) > 1
+      and isinstance(node.args[1], ast.Constant)
   )
 
 
