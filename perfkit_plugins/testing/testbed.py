@@ -57,12 +57,14 @@ DEFAULT_ROOT = pathlib.Path('/var/tmp/perfkit_plugins_testbed')
 PREFIX = 'pkbtb'
 # The machines of a test bed for a whole run: 3 servers, 2 loaders.
 SERVERS = ('server-0', 'server-1', 'server-2')
-LOADERS = ('loader-0', 'loader-1')
 
 
 def LoaderNames(count):
-  """The names of `count` loaders: LOADERS, then loader-2 and on."""
+  """The names of `count` loaders: loader-0, loader-1 and on."""
   return tuple(f'loader-{i}' for i in range(count))
+
+
+LOADERS = LoaderNames(2)
 
 
 # Loaders of the session's bed that only the test of many loaders runs on
@@ -188,7 +190,9 @@ def StressTimings(run_dir):
   """The StressTiming of every stress step of a run directory, in run order.
 
   From each step's record (loaders.json) and its loaders' pulled HDR logs,
-  read with the benchmark's own reader (histograms.IterHdrIntervals).
+  read with the benchmark's own reader (histograms.IterHdrIntervals). For
+  steps whose runs all start at once: a run planned to start late (reads
+  during writes) is not moved back by its delay, as LoaderSkews moves it.
   """
   timings = []
   for path in (run_dir / 'scylla_phases' / 'steps').glob('*/loaders.json'):

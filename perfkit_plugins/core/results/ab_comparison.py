@@ -277,8 +277,8 @@ def MissedRates(arms):
 
   Returns:
     {step: (why, {arm: (clusters that missed it, the arm's clusters)})},
-    in the order the steps first appear; an arm that never missed it is
-    left out.
+    in the order the steps first appear; every arm is there, 0 clusters for
+    one that never missed it.
   """
   missed = {}
   clusters = {}
@@ -289,10 +289,14 @@ def MissedRates(arms):
         missed.setdefault(step, {}).setdefault(name, set()).add(run.cluster)
   result = {}
   for step, names in missed.items():
-    shares = {name: (len(names[name]), clusters[name]) for name in names}
+    shares = {
+        name: (len(names.get(name, ())), total)
+        for name, total in clusters.items()
+    }
     where = ' and '.join(
         f'{name} ({count} of {total} clusters)'
         for name, (count, total) in shares.items()
+        if count
     )
     result[step] = (
         (
@@ -305,12 +309,12 @@ def MissedRates(arms):
   return result
 
 
-def _LostRates(missed, clusters_a):
+def _LostRates(missed):
   """Steps whose fixed rate B missed on a larger share of its clusters."""
   lost = []
   for step, (_, shares) in missed.items():
-    count_b, total_b = shares.get('B', (0, 1))
-    count_a, total_a = shares.get('A', (0, clusters_a))
+    count_b, total_b = shares['B']
+    count_a, total_a = shares['A']
     if count_b / total_b > count_a / total_a:
       lost.append(
           f'{step}: its fixed rate was not reached on {count_b} of'
@@ -556,7 +560,7 @@ def Compare(
   decided = comparison.CompareRows([c.row for c in rows], FDR)
   rows = [dataclasses.replace(c, row=row) for c, row in zip(rows, decided)]
   lost = (
-      _LostRates(missed, len({run.cluster for run in a_runs}))
+      _LostRates(missed)
       + [
           f'{f.step} {f.op} {f.Name()}: in A, not in B'
           for f in a_figures
@@ -623,7 +627,6 @@ def _Table(report):
         if math.isfinite(high) and low > 0
         else 'none'
     )
-    q = row.q
     rows.append((
         c.figure.step,
         c.figure.op,
@@ -634,7 +637,7 @@ def _Table(report):
         interval,
         comparison.LevelText(level),
         row.verdict + ('' if not row.no_verdict else ' (no verdict)'),
-        '-' if math.isnan(q) else f'{q:.2g}',
+        '-' if math.isnan(row.q) else f'{row.q:.2g}',
         ToSettle(row),
     ))
   return results_tables.Table(

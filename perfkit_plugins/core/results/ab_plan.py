@@ -222,14 +222,22 @@ def PlanFromRuns(
     figure_margin = margins[
         'op rate' if figure.higher_is_better else 'percentiles'
     ]
+    figure_repeats = 1 if _RunsOnce(runs, figure) else repeats
     try:
       noise = experiment.NoiseFromMeasurements(measurements)
     except ValueError as e:
       figures.append(
-          FigurePlan(figure, None, None, None, figure_margin, str(e))
+          FigurePlan(
+              figure,
+              None,
+              None,
+              None,
+              figure_margin,
+              str(e),
+              repeats=figure_repeats,
+          )
       )
       continue
-    figure_repeats = 1 if _RunsOnce(runs, figure) else repeats
     figures.append(
         _FigurePlan(
             figure, noise, difference, figure_repeats, figure_margin, alpha
@@ -475,10 +483,10 @@ def RenderPlan(plan):
         f' declares each at up to {ALPHA:.0%}), at most those at'
         f' {plan.alpha:.2%} (enough however few are)'
     )
-  if plan.assumed and plan.alpha != ALPHA:
+  if plan.assumed and round(ALPHA / plan.alpha) == DEFAULT_FIGURES:
     lines.append(
-        f'  {round(ALPHA / plan.alpha)} figures: those a report of a run of'
-        ' the default phases compares'
+        f'  {DEFAULT_FIGURES} figures: those a report of a run of the default'
+        ' phases compares'
     )
   if any(p.lower_bound for p in plan.figures):
     lines.append(

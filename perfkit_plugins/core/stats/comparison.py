@@ -700,8 +700,10 @@ def _ClustersToSettle(row: ComparisonRow, alpha: float) -> Optional[int]:
       )
     except ValueError:
       pass  # Out of reach: equivalence may still be shown.
+  # Equivalence: the row's two-sided interval inside the margin, each side
+  # at half of alpha.
   equivalence = experiment.ClustersNeededForEquivalence(
-      row.noise_profile, difference, row.margin, repeats, alpha, _POWER
+      row.noise_profile, difference, row.margin, repeats, alpha / 2, _POWER
   )
   if equivalence is not None:
     candidates.append(equivalence)

@@ -14,6 +14,7 @@
 
 """Planning an A/B comparison from the noise of synthetic A/A runs."""
 
+import dataclasses
 import math
 import pathlib
 
@@ -298,3 +299,29 @@ def test_long_orders_are_shortened():
   long = ab_plan.Order(30)
   assert long.startswith('A B B A A B B A')
   assert long.endswith('... (60 clusters)')
+
+
+def test_a_figure_without_noise_is_not_said_to_run_once():
+  runs = [
+      dataclasses.replace(
+          run,
+          rows=tuple(
+              dataclasses.replace(row, value=0.0)
+              if row.metric == 'latency_p99'
+              else row
+              for row in run.rows
+          ),
+      )
+      for run in _Runs(4)
+  ]
+  plan = ab_plan.PlanFromRuns(runs, 0.05)
+  p99 = plan.figures[1]
+  assert p99.problem and p99.repeats == plan.repeats == 3
+  assert 'once per cluster' not in ab_plan.RenderPlan(plan)
+
+
+def test_an_assumed_noise_names_the_default_figures_only_when_used():
+  default = ab_plan.RenderPlan(ab_plan.AssumedNoise(0.02, 0.01, 0.05))
+  assert f'{ab_plan.DEFAULT_FIGURES} figures: those a report' in default
+  ten = ab_plan.RenderPlan(ab_plan.AssumedNoise(0.02, 0.01, 0.05, figures=10))
+  assert 'figures: those a report of a run of the default' not in ten

@@ -539,3 +539,15 @@ def test_aa_noise_for_one_cluster_per_arm_says_the_order_is_unchecked():
 )
 def test_levels_never_read_as_100_percent(level, text):
   assert comparison.LevelText(level) == text
+
+
+def test_clusters_to_settle_equivalence_test_each_side_at_half_alpha():
+  """Equivalence is the row's two-sided interval inside the margin."""
+  noise = experiment.NoiseProfile(0.02, 0.01, None, clusters=6, runs=12)
+  a = _Arm([[100, 100]], 'a')
+  b = _Arm([[100, 100]], 'b')
+  row = comparison.CompareArms(a, b, True, comparison.RATE_MARGIN, noise=noise)
+  assert row.ratio == 1 and row.noise_profile is not None
+  assert row.clusters_needed == experiment.ClustersNeededForEquivalence(
+      row.noise_profile, 0.0, comparison.RATE_MARGIN, 2, 0.05 / 2
+  )
