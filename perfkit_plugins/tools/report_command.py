@@ -249,6 +249,16 @@ def _Parser():
       ),
   )
   plan.add_argument(
+      '--figures',
+      type=_Positive(int),
+      help=(
+          'with --assume_cv: the figures the report will compare, each'
+          ' planned at 5%% / FIGURES (default: %d, those of a run of the'
+          ' default phases)'
+          % ab_plan.DEFAULT_FIGURES
+      ),
+  )
+  plan.add_argument(
       '--difference',
       type=Fraction,
       help=(
@@ -289,7 +299,7 @@ _FOREST_TITLE = (
     'B/A per figure (the interval each verdict rests on; shaded: equivalence'
     ' margin)'
 )
-_PLAN_ONLY = ('assume_cv', 'difference', 'cluster_hours')
+_PLAN_ONLY = ('assume_cv', 'figures', 'difference', 'cluster_hours')
 _AB_ONLY = ('json', 'forest', 'fail_on')
 
 
@@ -308,6 +318,11 @@ def _Check(parser, args):
       parser.error('--difference must not be 0')
     if args.noise_from and args.assume_cv:
       parser.error('give --noise_from or --assume_cv, not both')
+    if args.figures and not args.assume_cv:
+      parser.error(
+          '--figures goes with --assume_cv: a plan from --noise_from counts'
+          ' the figures its runs publish'
+      )
     if not args.noise_from and not args.assume_cv:
       parser.error(
           '--plan_ab needs measured noise: --noise_from the results files of'
@@ -432,6 +447,7 @@ def _Plan(args):
         args.margin,
         args.cluster_hours,
         args.usd_per_cluster_hour,
+        args.figures or ab_plan.DEFAULT_FIGURES,
     )
   else:
     plan = ab_plan.PlanFromRuns(

@@ -19,7 +19,8 @@ each, 5 steps with an op rate and a p99 latency: 10 figures) and runs
 `scylla-phases-report A --vs B --fail_on=WORSE --json` (report_command.Main)
 on them. Every figure of a cluster is its base x the truth x a lognormal
 offset of 2% (half shared by the cluster's figures, half the figure's own)
-x a drift in time. Per design of run order, with no true difference: the
+x a drift in time; each figure is measured over half an hour from 5 minutes
+after its run's start (an hour in the staggered design). Per design of run order, with no true difference: the
 share of rows called WORSE and of pipelines the gate fails (exit 3); with
 B 10% worse on every figure: the share of rows found WORSE (power) and of
 rows called BETTER (the wrong direction); with B 10% better on half the
@@ -62,6 +63,8 @@ def _Starts(order, rng):
     slots = rng.permutation(2 * CLUSTERS).tolist()
   elif order == 'together':
     return [60.0 * m for m in (0, 1, 2, 3, 5, 6, 7, 8)]
+  elif order == 'staggered':
+    return [300.0 * i for i in range(2 * CLUSTERS)]
   elif order == 'seconds':
     return [0.1 * i for i in range(CLUSTERS)] + [
         1 + 0.1 * i for i in range(CLUSTERS)
@@ -69,7 +72,7 @@ def _Starts(order, rng):
   return [_HOUR_S * slot for slot in slots]
 
 
-def _Lines(cluster, start, truths, rng, drift):
+def _Lines(cluster, start, truths, rng, drift, window_s):
   """One run's samples: each step's op rate and p99, moved by `truths`."""
   shared = rng.normal(0, NOISE / math.sqrt(2))
   lines = []
@@ -97,6 +100,8 @@ def _Lines(cluster, start, truths, rng, drift):
           'scylla_run_start': _EPOCH + start,
           'scylla_repeat': 1,
           'scylla_repeats': 1,
+          'scylla_window_start': _EPOCH + start + 300,
+          'scylla_window_end': _EPOCH + start + 300 + window_s,
       }
       if kind:
         labels['scylla_latency_kind'] = kind
@@ -117,13 +122,16 @@ def _Lines(cluster, start, truths, rng, drift):
 def _Run(directory, order, truths, rng, drift):
   """One A/B comparison: (rows' verdicts, whether the gate failed)."""
   starts = _Starts(order, rng)
+  window_s = _HOUR_S if order == 'staggered' else _HOUR_S / 2
   paths = []
   for index, start in enumerate(starts):
     arm = 'ab'[index >= CLUSTERS]
     truth = truths if arm == 'b' else [1.0] * len(truths)
     path = os.path.join(directory, f'{arm}{index}.json')
     with open(path, 'w') as f:
-      f.write('\n'.join(_Lines(f'{arm}{index}', start, truth, rng, drift)))
+      f.write(
+          '\n'.join(_Lines(f'{arm}{index}', start, truth, rng, drift, window_s))
+      )
     paths.append(path)
   out = os.path.join(directory, 'ab.json')
   argv = paths[:CLUSTERS] + ['--vs'] + paths[CLUSTERS:]
@@ -172,6 +180,11 @@ def main():
       ('hourly, A B B A', 'a_b_b_a', 0.0),
       ('launched together (minutes 0-3, 5-8)', 'together', DRIFT_PER_HOUR),
       ("A's in one second, B's in the next", 'seconds', DRIFT_PER_HOUR),
+      (
+          'staggered 5 min apart, each measured 1 h',
+          'staggered',
+          DRIFT_PER_HOUR,
+      ),
       ('random order, hourly', 'random', DRIFT_PER_HOUR),
       ('A B B A, 2%/h drift', 'a_b_b_a', DRIFT_PER_HOUR),
       ('all A first, 2%/h drift', 'a_first', DRIFT_PER_HOUR),

@@ -80,6 +80,7 @@ def RunLines(
     aggregate=True,
     new_keys=True,
     collapse=True,
+    window_s=None,
 ):
   """The samples of one run: every step's op rate and percentiles.
 
@@ -98,6 +99,8 @@ def RunLines(
     new_keys: publish scylla_cluster, scylla_run_start and repeats (False:
       a file written before them, one repeat).
     collapse: PKB's collapsed labels (else a metadata object).
+    window_s: when given, every figure's measured window, from 5 minutes
+      after the start (scylla_window_start, scylla_window_end).
 
   Returns:
     list of JSON lines.
@@ -131,6 +134,11 @@ def RunLines(
       metadata = dict(base, scylla_step=step, scylla_op=op, scylla_phase=step)
       if new_keys:
         metadata['scylla_repeat'] = repeat
+      if window_s:
+        metadata.update(
+            scylla_window_start=start + 300,
+            scylla_window_end=start + 300 + window_s,
+        )
       figures = [('op_rate', rate * step_scale * factor[0], 'op/s', '')]
       figures += [
           (metric, p99 * share / step_scale / f, 'ms', kind)

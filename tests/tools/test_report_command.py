@@ -31,15 +31,24 @@ PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 
 
 def _Arm(
-    write_runs, name, clusters, scale=1.0, seed=0, per_file=1, first_hour=0
+    write_runs,
+    name,
+    clusters,
+    scale=1.0,
+    seed=0,
+    per_file=1,
+    first_hour=0,
+    apart_s=3600,
+    window_s=None,
 ):
   """Files of one arm: `clusters` runs on as many clusters, an hour apart."""
   runs = [
       dict(
           cluster=f'{name}{i}',
-          start=1_790_000_000 + 3600 * (first_hour + i),
+          start=1_790_000_000 + 3600 * first_hour + apart_s * i,
           scale=scale,
           seed=seed + i,
+          window_s=window_s,
       )
       for i in range(clusters)
   ]
@@ -227,15 +236,44 @@ def test_arms_launched_a_second_apart_are_compared_and_gated(
               f'|scylla_run_start:{1_790_000_000 + second}|',
           )
       )
+  _AssertComparedTogether(
+      a,
+      b,
+      capsys,
+      'simultaneous: every cluster started within 15 minutes of the first',
+  )
+
+
+def _AssertComparedTogether(a, b, capsys, order):
+  """B (at three quarters of A) ran together with A, and is gated WORSE."""
   argv = a + ['--vs'] + b + ['--no_plots', '--fail_on=WORSE']
   assert report_command.Main(argv) == report_command.EXIT_VERDICT
   captured = capsys.readouterr()
-  assert (
-      'Run order: simultaneous: every cluster started within 15 minutes of'
-      ' the first'
-  ) in captured.out
+  assert f'Run order: {order}\n' in captured.out
   assert 'No verdict' not in captured.out
   assert 'read_small op rate: B/A = -2' in captured.err
+
+
+def test_arms_measured_together_are_compared(write_runs, capsys):
+  # A's runs start 10 minutes apart from 0, B's from 40 minutes, each
+  # measured for 90 minutes: every window holds minutes 75 to 95.
+  a = _Arm(write_runs, 'a', 4, seed=131, apart_s=600, window_s=5400)
+  b = _Arm(
+      write_runs,
+      'b',
+      4,
+      0.75,
+      141,
+      apart_s=600,
+      first_hour=2 / 3,
+      window_s=5400,
+  )
+  _AssertComparedTogether(
+      a,
+      b,
+      capsys,
+      'simultaneous: the measured windows of every cluster share an instant',
+  )
 
 
 def test_fail_on_worse_counts_a_figure_b_publishes_as_zero(write_runs, capsys):
@@ -275,6 +313,16 @@ def test_margin_is_a_fraction_or_a_percentage(text, value):
         (['--plan_ab', '--difference', '5%'], 'needs measured noise'),
         (['--plan_ab', '--noise_from', 'x'], 'needs --difference'),
         (['--plan_ab', '--assume_cv', '2%', '--difference', '5%'], 'BETWEEN'),
+        (
+            ['--plan_ab', '--noise_from', 'x', '--difference', '5%']
+            + [
+                '--figures',
+                '3',
+            ],
+            '--figures goes with --assume_cv',
+        ),
+        (['a.json', '--figures', '3'], '--figures goes with --plan_ab'),
+        (['--plan_ab', '--figures', '0'], 'positive'),
         (
             ['a.json', '--noise_from', 'x'],
             '--noise_from goes with --vs or --plan_ab',
@@ -346,6 +394,18 @@ def test_plan_from_an_assumption_says_so(capsys):
   assert 'difference of -3.0%' in out
   assert 'Noise: ASSUMED, not measured' in out
   assert 'Cost: give --cluster_hours and --usd_per_cluster_hour' in out
+
+
+def test_an_assumed_plan_tests_each_of_the_figures_given(capsys):
+  argv = ['--plan_ab', '--assume_cv', '2%,1%', '--difference=5%']
+  assert report_command.Main(argv) == 0
+  default = capsys.readouterr().out
+  assert report_command.Main(argv + ['--figures', '1']) == 0
+  one = capsys.readouterr().out
+  assert 'alpha 5% / 51 figures = 0.10% each' in default
+  assert '  51 figures: those a report of a run of the default' in default
+  assert 'alpha 5% for one figure' in one
+  assert '  1 figure: as --figures says' in one
 
 
 def test_history_csv(write_runs, tmp_path, capsys):

@@ -354,8 +354,8 @@ def _Within(row):
 def Measurements(runs, figure):
   """A figure's measurements in some runs: one per repeat of each run.
 
-  A repeat's sample gives the value, the run's cluster, the repeat and its
-  within-run interval, the run its start; the aggregate of the repeats
+  A repeat's sample gives the value, the run's cluster, the repeat, its
+  within-run interval and its measured window, the run its start; the aggregate of the repeats
   (scylla_repeat 0) is left out, the repeats being the units. A run that
   published only an aggregate gives that.
 
@@ -375,11 +375,26 @@ def Measurements(runs, figure):
     start = run.Time() or None
     measurements += [
         intervals.Measurement(
-            r.value, run.cluster, r.repeat or 1, _Within(r), start
+            r.value, run.cluster, r.repeat or 1, _Within(r), start, _Window(r)
         )
         for r in units
     ]
   return measurements
+
+
+def _Window(row):
+  """The window a row's figure was measured over, None when not published."""
+  try:
+    window = tuple(
+        float(row.metadata[key])
+        for key in (
+            results_tables.WINDOW_START_KEY,
+            results_tables.WINDOW_END_KEY,
+        )
+    )
+  except (KeyError, TypeError, ValueError):
+    return None
+  return window if window[0] < window[1] else None
 
 
 def _ArmValue(measurements):

@@ -43,7 +43,8 @@ its figures are planned at one repeat whatever the others' repeats.
 Without measured noise a plan is a guess: AssumedNoise makes one only from
 noise the user states, and every line of its text says it is assumed. It
 plans at 5% / DEFAULT_FIGURES, as a measured plan of a run of the default
-phases would, unless told how many figures the report will compare.
+phases would, unless told how many figures the report will compare
+(--figures).
 """
 
 import dataclasses
@@ -483,10 +484,15 @@ def RenderPlan(plan):
         f' declares each at up to {ALPHA:.0%}), at most those at'
         f' {plan.alpha:.2%} (enough however few are)'
     )
-  if plan.assumed and round(ALPHA / plan.alpha) == DEFAULT_FIGURES:
+  if plan.assumed:
+    figures = round(ALPHA / plan.alpha)
     lines.append(
-        f'  {DEFAULT_FIGURES} figures: those a report of a run of the default'
-        ' phases compares'
+        f'  {figures} figure{"s" if figures > 1 else ""}: '
+        + (
+            'those a report of a run of the default phases compares'
+            if figures == DEFAULT_FIGURES
+            else 'as --figures says'
+        )
     )
   if any(p.lower_bound for p in plan.figures):
     lines.append(

@@ -67,6 +67,8 @@ REPEAT_KEY = 'scylla_repeat'
 REPEATS_KEY = 'scylla_repeats'
 WARMUP_KEY = 'scylla_warmup'
 STATUS_KEY = 'scylla_status'
+WINDOW_START_KEY = 'scylla_window_start'
+WINDOW_END_KEY = 'scylla_window_end'
 # False on the samples of a step whose fixed rate was not reached.
 RATE_REACHED_KEY = 'scylla_rate_reached'
 # On loader_start_skew: its share of the step and whether that was marked.

@@ -90,10 +90,10 @@ SIMULTANEOUS_S = 900.0
 
 Arms launched together start minutes apart, one cluster after another;
 their measured windows (a step lasts many minutes, a run hours) overlap,
-and no drift we know of acts in minutes. A wave's clusters take its mean
-start, so the order inside a wave neither adjusts B/A nor withholds a
-verdict. (A measurement carries its run's start, not its end: the overlap
-is judged from the starts.)
+and no drift we know of acts in minutes. Clusters whose measured windows
+all share an instant ran together too, however far apart they started. A
+wave's clusters take its mean start, so the order inside a wave neither
+adjusts B/A nor withholds a verdict.
 """
 
 TREND_DOF = 2
@@ -235,6 +235,9 @@ class _Unit:
   # Its runs, and the sum of squares of their logs around `log`.
   runs: int = 1
   squares: float = 0.0
+  # From the first start to the last end of its runs' measured windows
+  # (epoch seconds); None when a run has none.
+  window: Optional[tuple[float, float]] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,6 +274,7 @@ def _Units(arm: Sequence[intervals.Measurement]) -> list[_Unit]:
   units = []
   for cluster, value in intervals.ClusterValues(arm).items():
     starts = [m.start for m in runs[cluster]]
+    windows = [m.window for m in runs[cluster]]
     logs = np.log([m.value for m in runs[cluster]])
     units.append(
         _Unit(
@@ -278,6 +282,9 @@ def _Units(arm: Sequence[intervals.Measurement]) -> list[_Unit]:
             None if None in starts else float(np.mean(starts)),
             len(logs),
             float(np.sum((logs - math.log(value)) ** 2)),
+            None
+            if None in windows
+            else (min(w[0] for w in windows), max(w[1] for w in windows)),
         )
     )
   return units
@@ -287,18 +294,33 @@ def _Spread(logs: Sequence[float]) -> float:
   return float(np.std(logs, ddof=1))
 
 
+def _RanTogether(wave: Sequence[_Unit], unit: _Unit) -> bool:
+  """Whether `unit`, started after the wave's first, joins the wave.
+
+  It does when it started within SIMULTANEOUS_S of the wave's first, or
+  when its measured window and every window of the wave share an instant.
+  """
+  if unit.start - wave[0].start <= SIMULTANEOUS_S:
+    return True
+  windows = [u.window for u in (*wave, unit)]
+  if None in windows:
+    return False
+  return max(w[0] for w in windows) < min(w[1] for w in windows)
+
+
 def _Hours(units: Sequence[_Unit]) -> Optional[list[float]]:
   """Each cluster's start in hours after the first, simultaneous ones merged.
 
-  Clusters started within SIMULTANEOUS_S of the first of a wave take the
-  wave's mean start. None when a start is unknown.
+  Clusters are taken in order of start; one that ran together with the
+  wave before it (_RanTogether) joins it, and a wave's clusters take its
+  mean start. None when a start is unknown.
   """
   if any(u.start is None for u in units):
     return None
   order = sorted(range(len(units)), key=lambda i: units[i].start)
   waves = []
   for i in order:
-    if waves and units[i].start - units[waves[-1][0]].start <= SIMULTANEOUS_S:
+    if waves and _RanTogether([units[j] for j in waves[-1]], units[i]):
       waves[-1].append(i)
     else:
       waves.append([i])
@@ -316,8 +338,12 @@ def _Shift(a: Sequence[_Unit], hours: Sequence[float]) -> float:
   return float(np.mean(hours[len(a) :]) - np.mean(hours[: len(a)]))
 
 
-def _Order(a: Sequence[_Unit], hours: Optional[Sequence[float]]) -> str:
-  """How the arms' clusters were ordered in time, in words."""
+def _Order(
+    a: Sequence[_Unit],
+    units: Sequence[_Unit],
+    hours: Optional[Sequence[float]],
+) -> str:
+  """How the arms' clusters (`units`, A's first) were ordered, in words."""
   if hours is None:
     return (
         'run order unknown (a run without a start time): a drift in time'
@@ -325,6 +351,11 @@ def _Order(a: Sequence[_Unit], hours: Optional[Sequence[float]]) -> str:
     )
   waves = len(set(hours))
   if waves == 1:
+    starts = [u.start for u in units]
+    if max(starts) - min(starts) > SIMULTANEOUS_S:
+      return (
+          'simultaneous: the measured windows of every cluster share an instant'
+      )
     return (
         'simultaneous: every cluster started within'
         f' {SIMULTANEOUS_S / 60:.0f} minutes of the first'
@@ -623,8 +654,9 @@ def _Estimated(
 ) -> tuple[_Estimate, str, Optional[_Trend]]:
   """The comparison's estimate, the run order in words and the trend."""
   units_a, units_b = _Units(a), _Units(b)
-  hours = _Hours((*units_a, *units_b))
-  order = _Order(units_a, hours)
+  units = (*units_a, *units_b)
+  hours = _Hours(units)
+  order = _Order(units_a, units, hours)
   if len(units_a) == 1 and len(units_b) == 1:
     if noise is None or noise.between_cluster_cv is None:
       return _WithinWhatRan(a, b), order, None

@@ -157,6 +157,9 @@ class Measurement:
       PercentileOfIntervals), None when the run kept no series.
     start: when the run started (epoch seconds), None when unknown: A/B
       comparisons read the arms' order in time from it.
+    window: the start and end of the window the figure was measured over
+      (epoch seconds), None when unknown: A/B comparisons count runs whose
+      windows overlap as simultaneous.
   """
 
   value: float
@@ -164,6 +167,7 @@ class Measurement:
   repeat: int
   within: Optional[Interval] = None
   start: Optional[float] = None
+  window: Optional[tuple[float, float]] = None
 
 
 def _CheckLevel(level: float) -> None:

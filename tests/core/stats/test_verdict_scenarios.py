@@ -45,11 +45,17 @@ def _Starts(clusters, order, rng):
   'a_first' (every A cluster, then every B cluster, an hour apart),
   'a_middle' (A's one cluster amid B's, an hour apart), 'random' (a random
   permutation of hourly slots), 'together' (launched together: A's
-  clusters a minute apart, then B's, from minute clusters[0] + 1), and
-  'seconds' (every A cluster in the first second, every B cluster in the
-  next).
+  clusters a minute apart, then B's, from minute clusters[0] + 1),
+  'staggered' (every A cluster, then every B cluster, five minutes apart),
+  and 'seconds' (every A cluster in the first second, every B cluster in
+  the next).
   """
   count = sum(clusters)
+  if order == 'staggered':
+    return tuple(
+        [300.0 * m for m in arm]
+        for arm in (range(clusters[0]), range(clusters[0], count))
+    )
   if order == 'a_middle':
     assert clusters[0] == 1
     middle = clusters[1] // 2
@@ -88,6 +94,7 @@ def _Report(
     tails=None,
     within_run=None,
     margin=None,
+    window_s=None,
 ):
   """One A/B report: one row per true ratio, after CompareRows.
 
@@ -110,6 +117,8 @@ def _Report(
     within_run: each run's own within-run standard error (single runs), or
       None.
     margin: one equivalence margin for every row, None for the defaults.
+    window_s: how long each run's figures were measured, from 5 minutes
+      after its start; None when the runs publish no window.
 
   Returns:
     The rows.
@@ -144,6 +153,7 @@ def _Report(
                   repeat + 1,
                   _WithinRun(value, within_run),
                   start=start,
+                  window=window_s and (start + 300, start + 300 + window_s),
               )
           )
       arms.append(measurements)
@@ -344,6 +354,35 @@ def test_arms_launched_together_ran_at_the_same_time():
   assert row.order == (
       'simultaneous: every cluster started within 15 minutes of the first'
   )
+
+
+def test_arms_measured_together_ran_at_the_same_time():
+  # A's clusters started in minutes 0-15, B's in minutes 20-35, each
+  # measured for an hour: every window shares the instant from minute 25
+  # to 65, so no drift can have moved one arm and not the other.
+  worse, same = _Designs(
+      np.random.default_rng(308),
+      20,
+      order='staggered',
+      drift_per_hour=0.02,
+      window_s=3600.0,
+  )
+  assert _Share(worse, (comparison.WORSE,)) >= 0.8
+  assert _Share(same, _DECIDED) <= 0.05
+  row = worse[0][0]
+  assert row.method == comparison.WELCH_CLUSTERS and not row.no_verdict
+  assert row.order == (
+      'simultaneous: the measured windows of every cluster share an instant'
+  )
+  # Without their windows, the same starts are two waves, one per arm.
+  rows = _Report(
+      np.random.default_rng(309),
+      _WORSE_BY_10,
+      order='staggered',
+      drift_per_hour=0.02,
+  )
+  assert all(row.verdict == comparison.INCONCLUSIVE for row in rows)
+  assert 'drift' in rows[0].no_verdict
 
 
 def test_arms_a_second_apart_get_a_verdict():
