@@ -34,6 +34,7 @@ import subprocess
 import tempfile
 
 from perfkit_plugins.core.software import cassandra_config
+from perfkit_plugins.local import trusted_paths
 
 # Newest patch releases of each series on Maven Central (2026-11). 4.1 prints
 # `nodetool compactionstats` in ScyllaDB's format; 5.0 has its own.
@@ -248,14 +249,31 @@ def Cached(version, cache_root=None):
   return (LibDir(version, cache_root).parent / COMPLETE_MARKER).exists()
 
 
+# Maven settings of the jar fetch: none of the host's (its own file, as
+# both the user's and the global settings).
+_MAVEN_SETTINGS = (
+    '<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0"></settings>\n'
+)
+
+
 def FetchCommand(pom_path, lib_dir):
-  """The Maven command that copies cassandra-all and its runtime jars."""
+  """The Maven command that copies cassandra-all and its runtime jars.
+
+  Beside `pom_path` (a directory of the fetch alone, FetchJars) it takes
+  its own settings and local repository, nothing of a home's `.m2/`.
+  """
+  base = pathlib.Path(pom_path).parent
   return [
       'mvn',
       '--batch-mode',
       '--quiet',
       # A jar whose checksum does not match Maven Central's fails the fetch.
       '--strict-checksums',
+      '--settings',
+      str(base / 'settings.xml'),
+      '--global-settings',
+      str(base / 'settings.xml'),
+      f'-Dmaven.repo.local={base / "repository"}',
       '--file',
       str(pom_path),
       f'{DEPENDENCY_PLUGIN}:copy-dependencies',
@@ -264,12 +282,27 @@ def FetchCommand(pom_path, lib_dir):
   ]
 
 
+def FetchEnvironment(base, environ=None):
+  """The environment of FetchCommand, run in `base`.
+
+  Maven's script takes `.mvn/` (JVM options, more arguments) from the
+  nearest directory above the POM that has one, which in a shared cache
+  (under /var/tmp) another user could make: MAVEN_BASEDIR pins it to
+  `base`, which has none.
+  """
+  environ = os.environ if environ is None else environ
+  return dict(environ, MAVEN_BASEDIR=str(base))
+
+
 def FetchJars(version, cache_root=None):
   """Fetches cassandra-all `version` and its runtime jars into the cache.
 
   Does nothing when the version's jars are already complete. The jars are
   copied into a scratch directory first and moved into place at the end, so
-  an interrupted fetch never leaves a half-filled cache.
+  an interrupted fetch never leaves a half-filled cache. Maven runs in a
+  directory of its own there, with its POM, settings and local repository
+  (removed after): nothing of the caller's directory, of a directory above
+  the cache or of a home's `.m2/` is read.
 
   Args:
     version: a cassandra-all version on Maven Central, e.g. '5.0.9'.
@@ -285,23 +318,28 @@ def FetchJars(version, cache_root=None):
   version_dir = lib_dir.parent
   if (version_dir / COMPLETE_MARKER).exists():
     return lib_dir
-  version_dir.parent.mkdir(parents=True, exist_ok=True)
+  trusted_paths.MakeDirs(version_dir.parent)
   scratch = pathlib.Path(tempfile.mkdtemp(dir=version_dir.parent))
+  maven = scratch / 'maven'
   try:
-    pom_path = scratch / 'pom.xml'
+    maven.mkdir()
+    pom_path = maven / 'pom.xml'
     pom_path.write_text(FETCH_POM.format(version=version))
+    (maven / 'settings.xml').write_text(_MAVEN_SETTINGS)
     result = subprocess.run(
         FetchCommand(pom_path, scratch / 'lib'),
         capture_output=True,
         text=True,
         check=False,
+        cwd=maven,
+        env=FetchEnvironment(maven),
     )
     if result.returncode:
       raise CassandraBuildError(
           f'mvn could not fetch cassandra-all {version}:\n'
           f'{result.stdout}\n{result.stderr}'
       )
-    pom_path.unlink()
+    shutil.rmtree(maven)
     (scratch / COMPLETE_MARKER).write_text(f'cassandra-all {version}\n')
     shutil.rmtree(version_dir, ignore_errors=True)
     scratch.rename(version_dir)

@@ -81,6 +81,18 @@ DATA_MOUNT = '/mnt/data'
 # copy of this host's /etc), with a UID no user of this host has.
 LOGIN_USER = 'perfkit'
 _FIRST_LOGIN_UID = 2000
+# The machines' own users, {name: (home, shell)}: the login user, and the
+# user the Cassandra engine runs its database as (it makes one only where
+# `id -u cassandra` finds none). Made in each machine's /etc (PrivateEtc)
+# in place of any host account of their names.
+MACHINE_USERS = {
+    LOGIN_USER: (f'/home/{LOGIN_USER}', '/bin/bash'),
+    'cassandra': (DATA_MOUNT, '/usr/sbin/nologin'),
+}
+# Names no host account keeps in a machine: its users, and the user
+# ScyllaDB's packages make there (their maintainer scripts take an
+# existing one as theirs).
+_MACHINE_ONLY_NAMES = frozenset(MACHINE_USERS) | {'scylla'}
 # Package manager state each machine gets a private copy of: concurrent
 # installs on several machines then never wait for one lock, and nothing a
 # machine does changes the host's package database. The copies hold no
@@ -239,31 +251,70 @@ def _FreeUid(passwd_text, group_text, first=_FIRST_LOGIN_UID):
   return uid
 
 
+# The fields of /etc files listing users, from which on (a group's
+# members; gshadow's administrators and members).
+_MEMBER_FIELDS = {'passwd': None, 'shadow': None, 'group': 3, 'gshadow': 2}
+
+
+def _WithoutUsers(text, names, members_from):
+  """An /etc file's text without the users `names`.
+
+  Their lines go, and so do they from the lists of users in the fields
+  from `members_from` on (None: the file has none).
+  """
+  kept = []
+  for line in text.splitlines():
+    fields = line.split(':')
+    if fields[0] in names:
+      continue
+    if members_from is not None:
+      fields[members_from:] = [
+          ','.join(m for m in field.split(',') if m not in names)
+          for field in fields[members_from:]
+      ]
+    kept.append(':'.join(fields) + '\n')
+  return ''.join(kept)
+
+
 def PrivateEtc(etc_dir, machine_name, address):
   """Fills `etc_dir`, a copy of this host's /etc, for one machine.
 
   Its own name and hosts, no name server (a lookup fails at once), and
-  LOGIN_USER: a user and group of their own (home /home/LOGIN_USER) and
-  passwordless sudo. Their key: AuthorizeKeys.
+  the machines' own users (MACHINE_USERS), whatever this host has of
+  those names: LOGIN_USER, a user and group of their own (home
+  /home/LOGIN_USER) with passwordless sudo, and the database's user, each
+  with an id no user or group of this host has. A host account named
+  like them (or like ScyllaDB's `scylla`) is dropped from the copy, and
+  from its groups: it would otherwise be theirs in the machine (the login
+  user's sudo, the database's files). Their key: AuthorizeKeys.
 
   Returns:
     (uid, gid) of LOGIN_USER.
   """
   etc_dir = pathlib.Path(etc_dir)
-  passwd = (etc_dir / 'passwd').read_text()
-  group = (etc_dir / 'group').read_text()
-  uid = _FreeUid(passwd, group)
-  home = f'/home/{LOGIN_USER}'
-  for name, line in (
-      ('passwd', f'{LOGIN_USER}:x:{uid}:{uid}::{home}:/bin/bash'),
-      ('group', f'{LOGIN_USER}:x:{uid}:'),
-      # '*': no password, and not a locked account (sshd refuses those).
-      ('shadow', f'{LOGIN_USER}:*:19000:0:99999:7:::'),
-  ):
+  for name, members_from in _MEMBER_FIELDS.items():
     path = etc_dir / name
     if path.exists():
-      with open(path, 'a') as f:
-        f.write(line + '\n')
+      path.write_text(
+          _WithoutUsers(path.read_text(), _MACHINE_ONLY_NAMES, members_from)
+      )
+  ids = {}
+  for user, (home, shell) in MACHINE_USERS.items():
+    ids[user] = _FreeUid(
+        (etc_dir / 'passwd').read_text(), (etc_dir / 'group').read_text()
+    )
+    uid = ids[user]
+    for name, line in (
+        ('passwd', f'{user}:x:{uid}:{uid}::{home}:{shell}'),
+        ('group', f'{user}:x:{uid}:'),
+        # '*': no password, and not a locked account (sshd refuses those).
+        ('shadow', f'{user}:*:19000:0:99999:7:::'),
+        ('gshadow', f'{user}:!::'),
+    ):
+      path = etc_dir / name
+      if path.exists():
+        with open(path, 'a') as f:
+          f.write(line + '\n')
   sudoers = etc_dir / 'sudoers.d' / LOGIN_USER
   sudoers.parent.mkdir(exist_ok=True)
   sudoers.write_text(f'{LOGIN_USER} ALL=(ALL:ALL) NOPASSWD:ALL\n')
@@ -279,7 +330,7 @@ def PrivateEtc(etc_dir, machine_name, address):
       path.unlink()
     path.write_text(text)
     path.chmod(0o644)
-  return uid, uid
+  return ids[LOGIN_USER], ids[LOGIN_USER]
 
 
 def AuthorizeKeys(etc_dir, public_key, users):
@@ -680,7 +731,7 @@ class HostMachines:
       shutil.rmtree(self.root)
     # Only root enters it: the machines' /opt/pkb, /tmp and data are in it,
     # and PKB makes /opt/pkb writable by everyone inside a machine.
-    self.root.parent.mkdir(parents=True, exist_ok=True)
+    trusted_paths.MakeDirs(self.root.parent)
     self.root.mkdir(mode=0o700)
     self.root.chmod(0o700)
     _Run(
@@ -973,15 +1024,17 @@ class HostMachines:
     )
 
   def StartMirror(self, directory):
-    """Serves `directory` over HTTP on the bridge address.
+    """Serves `directory` over HTTP on the bridge address, to the machines.
 
     The socket is bound and listening before the server starts, which is
     handed it (perfkit_plugins.local.mirror_server): no other process can
-    take the port in between. The server runs in a session of its own, from
-    `/` in Python's isolated mode (nothing imported from the caller's
-    directory or environment); a Ctrl-C in the terminal reaches the process
-    that owns the set, which ends the server by PID. SIGINT, SIGTERM and
-    SIGHUP wait while it starts, so it is recorded once started.
+    take the port in between. It serves the machines' addresses only: no
+    other user of this host gets a file, or holds a connection. The server
+    runs in a session of its own, from `/` in Python's isolated mode
+    (nothing imported from the caller's directory or environment); a
+    Ctrl-C in the terminal reaches the process that owns the set, which
+    ends the server by PID. SIGINT, SIGTERM and SIGHUP wait while it
+    starts, so it is recorded once started.
 
     Returns:
       The mirror's base URL (no trailing slash).
@@ -994,7 +1047,11 @@ class HostMachines:
         with processes.StopSignalsHeld():
           # Ended by PID in Destroy, also when this process is gone.
           self._mirror_process = mirror_server.Start(
-              sock, directory, log, start_new_session=True
+              sock,
+              directory,
+              log,
+              clients=[m.address for m in self.machines.values()],
+              start_new_session=True,
           )
           self.mirror = processes.Of(self._mirror_process.pid)
     self.mirror_url = f'http://{self.host_address}:{port}'
@@ -1010,11 +1067,16 @@ class HostMachines:
       try:
         connection.request('HEAD', '/')
         connection.getresponse()
-        return True
-      except OSError:
+      except TimeoutError:
+        # Not accepted yet: the socket listens from before the server.
         return False
+      except OSError:
+        # Closed unanswered: the server runs and serves the machines
+        # only, not this host's address.
+        pass
       finally:
         connection.close()
+      return True
 
     _Wait(Serves, 30, f'the mirror at {self.mirror_url}')
     return self.mirror_url

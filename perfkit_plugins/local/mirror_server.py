@@ -14,7 +14,7 @@
 
 """The mirror's HTTP server, on a listening socket it is handed.
 
-    python -I -m perfkit_plugins.local.mirror_server FD DIRECTORY
+    python -I -m perfkit_plugins.local.mirror_server FD DIRECTORY [CLIENT...]
 
 Serves the files under DIRECTORY (read-only, GET and HEAD) on the socket
 open as file descriptor FD, which the parent bound and put in the
@@ -23,6 +23,14 @@ listening state before this process started (host_machines.HostMachines
 served, so no other process can take it. Started with `-I` from `/`,
 Python puts neither the caller's directory nor its environment's paths on
 the import path.
+
+Only the CLIENT addresses (the machines') are served, and the server's own
+address when it is a loopback one (a mirror for this host's tests): a
+connection from any other, such as another user of this host, is closed
+at once, unread. No client can starve the others: a connection has
+REQUEST_TIMEOUT_S for each read and write, and at MAX_CONNECTIONS the
+oldest connection that has not sent a whole request yet is closed for the
+new one.
 
 It is also the key server of a mirror that signs packages with its own
 keys (--scylla_key_server=hkp://HOST:PORT with
@@ -36,15 +44,18 @@ those file names, never names a path; gpg on the machines checks each
 key's fingerprint.
 """
 
+import contextlib
 import functools
 import http
 import http.server
 import io
+import ipaddress
 import os
 import re
 import socket
 import subprocess
 import sys
+import threading
 import urllib.parse
 
 # HKP (draft-gallagher-openpgp-hkp): the lookup path, and a search for a
@@ -55,19 +66,73 @@ _SEARCH_RE = re.compile(r'0x([0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})')
 _KEY_FILE_RE = re.compile(r'([0-9A-F]{40})\.asc')
 
 
+# Seconds each read or write of a connection may wait.
+REQUEST_TIMEOUT_S = 60
+# Connections served at once; far below the usual limit of open files
+# (1024), which the files served count against too.
+MAX_CONNECTIONS = 128
+
+
 class _Server(http.server.ThreadingHTTPServer):
-  """A threading HTTP server on a socket that is already listening."""
+  """A threading HTTP server on a socket that is already listening.
+
+  Serves only `clients` (the module doc), MAX_CONNECTIONS at once.
+  """
 
   daemon_threads = True
 
-  def __init__(self, sock, handler):
+  def __init__(self, sock, handler, clients):
     super().__init__(sock.getsockname()[:2], handler, bind_and_activate=False)
     self.socket.close()
     self.socket = sock
+    own = sock.getsockname()[0]
+    self.clients = frozenset(clients) | (
+        {own} if ipaddress.ip_address(own).is_loopback else set()
+    )
+    self._lock = threading.Lock()
+    self._open = set()
+    # Connections without a whole request yet, oldest first.
+    self._waiting = {}
+
+  def verify_request(self, request, client_address):
+    """Whether `client_address` is served (else it is closed, unread)."""
+    return client_address[0] in self.clients
+
+  def process_request(self, request, client_address):
+    """Serves a connection, making room at MAX_CONNECTIONS if it can."""
+    with self._lock:
+      if len(self._open) >= MAX_CONNECTIONS:
+        if not self._waiting:
+          super().shutdown_request(request)
+          return
+        oldest = next(iter(self._waiting))
+        self._Forget(oldest)
+        with contextlib.suppress(OSError):
+          # Its thread's read ends, and the thread closes it.
+          oldest.shutdown(socket.SHUT_RDWR)
+      self._open.add(request)
+      self._waiting[request] = None
+    super().process_request(request, client_address)
+
+  def Requested(self, request):
+    """Marks that connection `request` sent a whole request."""
+    with self._lock:
+      self._waiting.pop(request, None)
+
+  def _Forget(self, request):
+    self._open.discard(request)
+    self._waiting.pop(request, None)
+
+  def shutdown_request(self, request):
+    with self._lock:
+      self._Forget(request)
+    super().shutdown_request(request)
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
   """Files, and keys by HKP lookup: no directory listings."""
+
+  timeout = REQUEST_TIMEOUT_S
 
   def list_directory(self, path):
     """Answers 404: what the mirror holds is named by the run's flags."""
@@ -75,6 +140,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
   def send_head(self):
     """Answers an HKP lookup from keys/; any other path as a file."""
+    self.server.Requested(self.request)
     url = urllib.parse.urlsplit(self.path)
     if url.path != LOOKUP_PATH:
       return super().send_head()
@@ -116,15 +182,18 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     return http.HTTPStatus.OK, found
 
 
-def Serve(fd, directory):
-  """Serves `directory` on the listening socket `fd` until killed."""
+def Serve(fd, directory, clients=()):
+  """Serves `directory` to `clients` on the listening socket `fd`.
+
+  Until killed; the module doc says who else is served.
+  """
   sock = socket.socket(fileno=fd)
   handler = functools.partial(_Handler, directory=directory)
-  with _Server(sock, handler) as server:
+  with _Server(sock, handler, clients) as server:
     server.serve_forever()
 
 
-def Start(sock, directory, output=subprocess.DEVNULL, **kwargs):
+def Start(sock, directory, output=subprocess.DEVNULL, clients=(), **kwargs):
   """Starts this server on `sock` (bound, listening); returns its Popen.
 
   In Python's isolated mode, from `/`, the socket handed over by file
@@ -134,6 +203,8 @@ def Start(sock, directory, output=subprocess.DEVNULL, **kwargs):
     sock: the listening socket; the caller closes its own copy after.
     directory: the directory served.
     output: where the server's output goes (a file object or DEVNULL).
+    clients: the addresses served (the machines'); on a loopback address
+      the server's own is served too.
     **kwargs: more subprocess.Popen arguments (start_new_session).
   """
   # pylint: disable-next=consider-using-with
@@ -145,6 +216,7 @@ def Start(sock, directory, output=subprocess.DEVNULL, **kwargs):
           'perfkit_plugins.local.mirror_server',
           str(sock.fileno()),
           str(directory),
+          *clients,
       ],
       stdin=subprocess.DEVNULL,
       stdout=output,
@@ -156,13 +228,14 @@ def Start(sock, directory, output=subprocess.DEVNULL, **kwargs):
 
 
 def Main(argv):
-  if len(argv) != 2 or not argv[0].isdigit():
+  if len(argv) < 2 or not argv[0].isdigit():
     print(
-        'usage: python -I -m perfkit_plugins.local.mirror_server FD DIRECTORY',
+        'usage: python -I -m perfkit_plugins.local.mirror_server FD DIRECTORY'
+        ' [CLIENT...]',
         file=sys.stderr,
     )
     return 2
-  Serve(int(argv[0]), argv[1])
+  Serve(int(argv[0]), argv[1], argv[2:])
   return 0
 
 

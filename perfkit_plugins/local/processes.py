@@ -98,6 +98,19 @@ def Signal(pid, sig):
     pass
 
 
+def KillGroup(pgid):
+  """SIGKILL to every process of group `pgid`; one already gone is no error.
+
+  For a child started in a session of its own (its PID is its group's),
+  not yet reaped or whose group outlives it: the kernel gives no new
+  process a PID in use as a group's, so the group is the child's.
+  """
+  try:
+    os.killpg(pgid, signal.SIGKILL)
+  except ProcessLookupError:
+    pass
+
+
 def EndPids(list_pids, grace_s=10):
   """SIGTERM to every listed PID, then SIGKILL to what is left.
 

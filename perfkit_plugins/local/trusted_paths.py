@@ -23,18 +23,25 @@ sudo: they can become root anyway) and no one else can write them: a
 directory writable by others counts only with its sticky bit, which keeps
 others from renaming or removing what they do not own (/var/tmp). Group
 write counts as others' unless the group is root's or the owner's own
-private group. Symbolic links count, and so does what they lead to.
-Paths that do not exist yet are checked again once made.
+private group (named after them, no other member, no other user's
+primary group); so does a POSIX ACL entry that grants write to another
+user or group, and a directory's default ACL, which every file made in it
+takes. Symbolic links count, and so does what they lead to. Paths that do
+not exist yet are checked again once made (MakeDirs makes them without
+following a link another user could have put on the way).
 
 Each check returns None when the path can be used, else one sentence
 saying who could change what, and how to fix it; nothing is changed.
 """
 
+import contextlib
+import errno
 import grp
 import os
 import pathlib
 import pwd
 import stat
+import struct
 
 # The environment variable sudo sets to the invoking user's ID.
 SUDO_UID_ENV = 'SUDO_UID'
@@ -57,24 +64,118 @@ def _Owner(uid):
     return f'UID {uid}'
 
 
-def _GroupIsOwners(st):
-  """Whether the group of a file is root's, or its owner's own alone.
+def _GroupIsOwners(gid, uid):
+  """Whether group `gid` is root's, or user `uid`'s own alone.
 
-  A user's private group (same name, no other member) is theirs: a
-  checkout made with umask 002 (Ubuntu's) is group-writable by them only.
+  A user's private group (same name, no other member, no other user's
+  primary group) is theirs: a checkout made with umask 002 (Ubuntu's) is
+  group-writable by them only.
   """
-  if st.st_gid == 0:
+  if gid == 0:
     return True
   try:
-    group = grp.getgrgid(st.st_gid)
-    owner = pwd.getpwuid(st.st_uid).pw_name
+    group = grp.getgrgid(gid)
+    owner = pwd.getpwuid(uid).pw_name
   except KeyError:
     return False
-  return group.gr_name == owner and set(group.gr_mem) <= {owner}
+  return (
+      group.gr_name == owner
+      and set(group.gr_mem) <= {owner}
+      and all(u.pw_name == owner for u in pwd.getpwall() if u.pw_gid == gid)
+  )
 
 
-def EntryProblem(path, st, trusted_uids):
-  """Why one file or directory (its lstat) is not trusted, or None."""
+# POSIX ACLs as Linux stores them in extended attributes: a version, then
+# (tag, permissions, id) entries (include/uapi/linux/posix_acl_xattr.h).
+_ACL_ACCESS = 'system.posix_acl_access'
+_ACL_DEFAULT = 'system.posix_acl_default'
+_ACL_HEADER = 4
+_ACL_USER = 0x02
+_ACL_GROUP = 0x08
+_ACL_MASK = 0x10
+_ACL_WRITE = 0x02
+
+
+def _AclEntries(path, name):
+  """The (tag, permissions, id) entries of ACL `name` of `path`, or ()."""
+  try:
+    raw = os.getxattr(path, name, follow_symlinks=False)
+  except OSError as e:
+    if e.errno in (errno.ENODATA, errno.ENOTSUP, errno.ENOENT):
+      return ()
+    raise
+  return tuple(struct.iter_unpack('<HHI', raw[_ACL_HEADER:]))
+
+
+def _AclWriter(path, st, trusted_uids):
+  """Who else an ACL of `path` lets write it (or, by default, what is
+  made in it), as 'user NAME' or 'group NAME' and the ACL's name, or None.
+
+  Named users and groups count with the write permission the ACL's mask
+  leaves them; a directory's default ACL counts as its own, since it is
+  the ACL of every file made in it.
+  """
+  names = [_ACL_ACCESS]
+  if stat.S_ISDIR(st.st_mode):
+    names.append(_ACL_DEFAULT)
+  for name in names:
+    entries = _AclEntries(path, name)
+    masks = [perm for tag, perm, _ in entries if tag == _ACL_MASK]
+    if masks and not masks[0] & _ACL_WRITE:
+      continue
+    for tag, perm, who in entries:
+      if not perm & _ACL_WRITE:
+        continue
+      if tag == _ACL_USER and who not in trusted_uids:
+        return f'user {_Owner(who)}', name
+      if tag == _ACL_GROUP and not _GroupIsOwners(who, st.st_uid):
+        return f'group {_Group(who)}', name
+  return None
+
+
+def _Group(gid):
+  try:
+    return grp.getgrgid(gid).gr_name
+  except KeyError:
+    return f'GID {gid}'
+
+
+def _OthersWrite(path, st, trusted_uids):
+  """Who else may write `path` (its lstat `st`), by what, and the fix.
+
+  Returns:
+    None, or (who, by what, fix) such as ('other users', 'mode 0777',
+    'chmod go-w it').
+  """
+  mode = f'mode {stat.S_IMODE(st.st_mode):04o}'
+  if st.st_mode & stat.S_IWOTH:
+    return 'other users', mode, 'chmod go-w it'
+  if st.st_mode & stat.S_IWGRP and not _GroupIsOwners(st.st_gid, st.st_uid):
+    return f'group {_Group(st.st_gid)}', mode, 'chmod go-w it'
+  acl = _AclWriter(path, st, trusted_uids)
+  if acl is None:
+    return None
+  who, name = acl
+  if name == _ACL_DEFAULT:
+    return (
+        who,
+        'its default ACL, which what is made in it takes',
+        'setfacl -k it',
+    )
+  return who, 'its ACL', 'setfacl -b it'
+
+
+def EntryProblem(path, st, trusted_uids, sticky_counts=True):
+  """Why one file or directory (its lstat) is not trusted, or None.
+
+  Args:
+    path: its path.
+    st: its lstat.
+    trusted_uids: TrustedUids().
+    sticky_counts: whether a directory others can write is trusted with
+      its sticky bit (a directory above a trusted path, as /var/tmp); not
+      inside a trusted tree, where no one else may add anything.
+  """
   if st.st_uid not in trusted_uids:
     kind = 'is a symbolic link of' if stat.S_ISLNK(st.st_mode) else 'belongs to'
     return (
@@ -83,16 +184,11 @@ def EntryProblem(path, st, trusted_uids):
     )
   if stat.S_ISLNK(st.st_mode):
     return None
-  others_write = st.st_mode & stat.S_IWOTH or (
-      st.st_mode & stat.S_IWGRP and not _GroupIsOwners(st)
-  )
-  if others_write and not (
-      stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
-  ):
-    return (
-        f'{path} can be written by other users (mode'
-        f' {stat.S_IMODE(st.st_mode):04o}): chmod go-w it'
-    )
+  writer = _OthersWrite(path, st, trusted_uids)
+  sticky = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
+  if writer and not (sticky and sticky_counts):
+    who, how, fix = writer
+    return f'{path} can be written by {who} ({how}): {fix}'
   return None
 
 
@@ -162,6 +258,12 @@ def PathProblem(path, trusted_uids=None):
 def TreeProblem(root, trusted_uids=None):
   """Why `root`, a directory above it or anything inside it is not trusted.
 
+  Inside the tree no directory may be writable by others, sticky or not.
+  Symbolic links are followed into what they lead to, and a gitlink (a
+  `.git` file naming a git directory elsewhere, as submodules and work
+  trees have) into the git directory it names, which git reads as root:
+  each is checked as a tree of its own, wherever it is.
+
   Args:
     root: a directory (a PKB checkout, a jar cache).
     trusted_uids: default TrustedUids().
@@ -170,21 +272,70 @@ def TreeProblem(root, trusted_uids=None):
     None, or the first problem found.
   """
   trusted_uids = TrustedUids() if trusted_uids is None else trusted_uids
-  problem = PathProblem(root, trusted_uids)
-  for directory, dirs, files in os.walk(os.path.realpath(root)):
+  pending = [root]
+  seen = set()
+  while pending:
+    top = pending.pop()
+    problem = PathProblem(top, trusted_uids)
+    if problem:
+      return problem
+    real = os.path.realpath(top)
+    if real in seen or not os.path.isdir(real):
+      continue
+    seen.add(real)
+    problem = _InsideProblem(real, trusted_uids, pending)
+    if problem:
+      return problem
+  return None
+
+
+def _Inside(top):
+  """Yields the path of `top` and of everything in it, links not followed."""
+  yield top
+  for directory, dirs, files in os.walk(top):
     for name in dirs + files:
-      if problem:
-        return problem
-      path = os.path.join(directory, name)
-      try:
-        st = os.lstat(path)
-      except FileNotFoundError:
-        continue
-      problem = EntryProblem(path, st, trusted_uids)
-      if not problem and stat.S_ISLNK(st.st_mode):
-        # What the link leads to, wherever it is.
-        problem = PathProblem(path, trusted_uids)
-  return problem
+      yield os.path.join(directory, name)
+
+
+def _InsideProblem(top, trusted_uids, pending):
+  """Why directory `top` or anything in it is not trusted, or None.
+
+  Appends to `pending` the symbolic links and the git directories of the
+  gitlinks found, to check as trees of their own.
+  """
+  for path in _Inside(top):
+    try:
+      st = os.lstat(path)
+    except FileNotFoundError:
+      continue
+    problem = EntryProblem(path, st, trusted_uids, sticky_counts=False)
+    if problem:
+      return problem
+    if stat.S_ISLNK(st.st_mode):
+      pending.append(path)
+    elif os.path.basename(path) == '.git' and stat.S_ISREG(st.st_mode):
+      pending.extend(_GitDirsNamed(path))
+  return None
+
+
+def _GitDirsNamed(gitlink):
+  """The git directories a `.git` file leads git to.
+
+  Its `gitdir: <path>` (relative to the file's directory), and that
+  directory's `commondir` (a work tree's repository), if any.
+  """
+  text = pathlib.Path(gitlink).read_text(errors='replace').strip()
+  if not text.startswith('gitdir:'):
+    return []
+  git_dir = os.path.join(
+      os.path.dirname(gitlink), text.removeprefix('gitdir:').strip()
+  )
+  named = [git_dir]
+  try:
+    common = pathlib.Path(git_dir, 'commondir').read_text().strip()
+  except OSError:
+    return named
+  return named + [os.path.join(git_dir, common)]
 
 
 def PrivateDirProblem(path):
@@ -248,9 +399,54 @@ def MakePrivateDir(path):
     PermissionError: what was made is not a private directory.
   """
   path = pathlib.Path(path)
-  path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+  MakeDirs(path.parent)
   os.mkdir(path, 0o700)
   os.chmod(path, 0o700, follow_symlinks=False)
   problem = PrivateDirProblem(path)
   if problem:
     raise PermissionError(problem)
+
+
+def MakeDirs(path, mode=0o755):
+  """Makes directory `path` and those missing above it (`mkdir -p`).
+
+  Each directory is reached from the one above by its descriptor, so no
+  link swapped in on the way is followed unseen; a symbolic link on the
+  way is followed only where no other user could have put it (its
+  directory writable by root and the owner alone), else refused. `mode`
+  is taken with the umask, as mkdir does.
+
+  Raises:
+    PermissionError: a symbolic link on the way is in a directory others
+      can write (/var/tmp, /tmp).
+    OSError: a part is not a directory.
+  """
+  trusted_uids = TrustedUids()
+  parent = '/'
+  fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+  try:
+    for name in pathlib.PurePosixPath(os.path.abspath(path)).parts[1:]:
+      with contextlib.suppress(FileExistsError):
+        os.mkdir(name, mode, dir_fd=fd)
+      try:
+        child = os.open(
+            name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd
+        )
+      except OSError as e:
+        entry = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if e.errno not in (errno.ELOOP, errno.ENOTDIR) or not stat.S_ISLNK(
+            entry.st_mode
+        ):
+          raise
+        writer = _OthersWrite(parent, os.fstat(fd), trusted_uids)
+        if writer:
+          raise PermissionError(
+              f'{os.path.join(parent, name)} is a symbolic link in a'
+              f' directory {writer[0]} can write: not followed'
+          ) from e
+        child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+      os.close(fd)
+      fd = child
+      parent = os.path.join(parent, name)
+  finally:
+    os.close(fd)

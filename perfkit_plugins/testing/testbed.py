@@ -16,7 +16,8 @@
 
 The machines are the product's (perfkit_plugins/local/host_machines.py:
 each a network and mount namespace with its own sshd, a bridge, a mirror
-served by the host), made for a test session and owned by its process:
+served by the host), made for a test session and owned by its process,
+in a directory of their own under /var/tmp no other user can make first:
 their tag is PREFIX and the owner's PID, so `RemoveStale` removes the
 test beds of owners that are gone (a killed session) and never one whose
 owner runs, nor anything else (a local cluster's tag starts with
@@ -38,6 +39,7 @@ import json
 import os
 import pathlib
 import shutil
+import stat
 import subprocess
 import tempfile
 
@@ -52,7 +54,11 @@ from perfkit_plugins.local import processes
 from perfkit_plugins.local import scylla_build
 from perfkit_plugins.testing import pkb_checkout
 
-DEFAULT_ROOT = pathlib.Path('/var/tmp/perfkit_plugins_testbed')
+# Each test bed's directory is in one made for it in ROOT_PARENT (never
+# /tmp: each machine mounts its own) by mkdtemp: a name no other user can
+# guess and make first, root's and 0700. Removed with the test bed.
+ROOT_PARENT = pathlib.Path('/var/tmp')
+ROOT_PREFIX = 'perfkit_plugins_testbed.'
 # Interface names the test bed makes start with this (+ the owner's PID).
 PREFIX = 'pkbtb'
 # The machines of a test bed for a whole run: 3 servers, 2 loaders.
@@ -263,25 +269,46 @@ class Machine(host_machines.Machine):
     return None
 
 
-def RemoveStale(root=DEFAULT_ROOT):
+def _Roots():
+  """The test beds' directories of this host (root's, 0700, no link)."""
+  roots = []
+  for path in ROOT_PARENT.glob(f'{ROOT_PREFIX}*'):
+    st = os.lstat(path)
+    if (
+        stat.S_ISDIR(st.st_mode)
+        and st.st_uid == 0
+        and not stat.S_IMODE(st.st_mode) & 0o077
+    ):
+      roots.append(path)
+  return roots
+
+
+def RemoveStale(own_root):
   """Removes test beds whose owning process is gone (killed, say).
 
   A test bed's tag is PREFIX and its owner's PID; only tags of that form
   whose PID no process has are removed: their processes are ended by PID
   (those in their network namespaces), their disks' loop devices detached
   (found by their backing files), then their namespaces, interfaces and
-  directories are removed.
+  directories are removed. Directories are looked for only in the test
+  beds' own (_Roots): one another user made is never touched.
+
+  Args:
+    own_root: the caller's test bed directory (holding no stale one),
+      standing for the directory of a stale test bed that has none left.
 
   Returns:
     The tags of the test beds removed.
   """
   netns = host_machines.NetnsNames()
-  tags = {name.rsplit('-', 1)[0] for name in netns}
-  tags.update(name.split('v')[0] for name in host_machines.LinkNames())
-  if pathlib.Path(root).is_dir():
-    tags.update(p.name for p in pathlib.Path(root).iterdir())
+  roots = {name.rsplit('-', 1)[0]: own_root for name in netns}
+  roots.update(
+      (name.split('v')[0], own_root) for name in host_machines.LinkNames()
+  )
+  for root in _Roots():
+    roots.update((p.name, root) for p in root.iterdir())
   removed = []
-  for tag in sorted(tags):
+  for tag, root in sorted(roots.items()):
     owner = tag[len(PREFIX) :]
     if not tag.startswith(PREFIX) or not owner.isdigit() or _Exists(int(owner)):
       continue
@@ -302,6 +329,9 @@ def RemoveStale(root=DEFAULT_ROOT):
         subprocess.run(
             ['ip', 'link', 'del', name], capture_output=True, check=False
         )
+    if root != own_root:
+      with contextlib.suppress(OSError):
+        root.rmdir()
     removed.append(tag)
   return removed
 
@@ -311,13 +341,13 @@ class Testbed(host_machines.HostMachines):
 
   machine_class = Machine
 
-  def __init__(self, names, root=DEFAULT_ROOT, subnet=None, system_machines=()):
-    """Describes a test bed; Create() builds it.
+  def __init__(self, names, subnet=None, system_machines=()):
+    """Describes a test bed and makes its directory's (ROOT_PREFIX).
+
+    Create() builds it; Destroy() removes it, that directory included.
 
     Args:
       names: machine names (hostnames), at most 200.
-      root: host directory under which this test bed's directory is made
-        (never under /tmp: each machine mounts its own /tmp).
       subnet: an IPv4 /24; default a free one.
       system_machines: names of the machines made private-system machines
         (host_machines: their own /usr, /opt, /var and /run, a loop disk at
@@ -326,7 +356,7 @@ class Testbed(host_machines.HostMachines):
     """
     super().__init__(
         names,
-        root,
+        tempfile.mkdtemp(prefix=ROOT_PREFIX, dir=ROOT_PARENT),
         f'{PREFIX}{os.getpid()}',
         subnet=subnet,
         system_machines=system_machines,
@@ -339,6 +369,12 @@ class Testbed(host_machines.HostMachines):
       raise host_machines.HostMachinesError(problem)
     RemoveStale(self.root.parent)
     return super().Create()
+
+  def Destroy(self):
+    """Removes the test bed (HostMachines.Destroy) and its directory's."""
+    super().Destroy()
+    with contextlib.suppress(OSError):
+      self.root.parent.rmdir()
 
 
 @dataclasses.dataclass

@@ -44,15 +44,18 @@ trusts"): its work directory is made root's alone (0700, umask 077) and
 an existing one must be so; a state file is read only if root wrote it,
 and a teardown removes only what the state records the run making; the
 PKB checkout (at the tested commit), the stress tarball, the jar cache
-and the results directory must belong to root or the sudo user; the
-mirror's socket is held from before its server starts; the checksums of
-what it serves are fixed before it serves; pkb.py flags that would change
-the host are refused.
+and the results directory must belong to root or the sudo user, with no
+ACL letting another write them; the mirror's socket is held from before
+its server starts, and it serves the machines only; the checksums of what
+it serves are fixed before it serves; pkb.py flags that would change the
+host are refused; the results are given to the sudo user once, when root
+has written all it writes into them.
 
 A Ctrl-C (SIGINT; SIGTERM and SIGHUP alike) is passed to pkb.py, which
 stops the step, publishes what was measured and cleans the machines; a
-second one kills pkb.py at once; then everything is removed, PKB's run
-directory only once copied into the results. pkb.py that runs longer than
+second one kills pkb.py (its whole process group) at once; then
+everything is removed, PKB's run directory only once copied into the
+results. pkb.py that runs longer than
 --pkb_timeout_min is interrupted the same way. With --keep
 the cluster stays up after pkb.py ends (its state file names the mirror
 server as its owner) for more pkb.py runs with the written config, until
@@ -628,37 +631,49 @@ def ResultsOwner(environ=None):
   return None
 
 
-def KeepRunResults(work_dir, state, pkb_failed=True):
+def KeepRunResults(work_dir, state, pkb_failed=True, hand_over=True):
   """Copies PKB's run directory of `state`'s run into its results.
 
   <results_dir>/<run_uri>/ gets PKB's run directory (no sockets, no
-  private key), the config, and what pkb.py printed when it failed; it is
-  given to the user who ran sudo, and is readable by them.
+  private key), the config, and what pkb.py printed when it failed or
+  wrote no run directory (it died before, or was stopped); it is given to
+  the user who ran sudo, and is readable by them.
+
+  Args:
+    work_dir: the work directory.
+    state: the run's State.
+    pkb_failed: whether pkb.py failed (its console output is kept).
+    hand_over: give the copy to the user now; else the caller does, once
+      it has written into it what it writes (HandOver).
 
   Returns:
-    The copy, or None when PKB wrote no run directory.
+    The copy, or None when pkb.py left neither a run directory nor output.
 
   Raises:
     OSError: the copy failed (PKB's directory stays where it is).
   """
   source = cluster_state.RunDir(work_dir, state.run_uri)
-  if not source.is_dir():
-    return None
-  results = pathlib.Path(state.results_dir)
-  _MakeResultsDir(results)
-  target = results / state.run_uri
-  shutil.copytree(source, target, ignore=_NotRegular)
-  if state.config and os.path.isfile(state.config):
-    shutil.copy(state.config, target / CONFIG_NAME)
   console = (
       pathlib.Path(work_dir)
       / cluster_state.PKB_DIR
       / f'{state.run_uri}.console.log'
   )
-  if console.exists() and pkb_failed:
+  if not source.is_dir() and not console.is_file():
+    return None
+  results = pathlib.Path(state.results_dir)
+  _MakeResultsDir(results)
+  target = results / state.run_uri
+  if source.is_dir():
+    shutil.copytree(source, target, ignore=_NotRegular)
+  else:
+    target.mkdir()
+  if state.config and os.path.isfile(state.config):
+    shutil.copy(state.config, target / CONFIG_NAME)
+  if console.is_file() and (pkb_failed or not source.is_dir()):
     # What pkb.py printed before its log existed (a bad flag, a crash).
     shutil.copy(console, target / 'pkb_console.log')
-  _HandOver(target, state.results_owner)
+  if hand_over:
+    HandOver(target, state.results_owner)
   return target
 
 
@@ -666,7 +681,8 @@ def _MakeResultsDir(results):
   """Makes the results directory (and what is missing above it) 0755.
 
   Checked before and again after: a directory another user made in
-  between, or a link, is refused.
+  between, or a link, is refused; none is followed while making them
+  (trusted_paths.MakeDirs).
 
   Raises:
     PermissionError: it is not trusted (trusted_paths.PathProblem).
@@ -675,7 +691,7 @@ def _MakeResultsDir(results):
   if not problem:
     umask = os.umask(0o022)
     try:
-      results.mkdir(parents=True, exist_ok=True)
+      trusted_paths.MakeDirs(results)
     finally:
       os.umask(umask)
     problem = trusted_paths.PathProblem(results) or (
@@ -687,11 +703,12 @@ def _MakeResultsDir(results):
     raise PermissionError(problem)
 
 
-def _HandOver(target, owner):
+def HandOver(target, owner):
   """Makes a run's results readable, and `owner`'s (uid, gid) if given.
 
-  Through file descriptors opened without following links: nothing
-  outside the results is ever changed.
+  Once, when root writes nothing more into them: root never writes into
+  a directory another user owns. Through file descriptors opened without
+  following links: nothing outside the results is ever changed.
   """
   fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
   try:
@@ -785,7 +802,13 @@ def _Report(results_path, out_dir):
   with contextlib.redirect_stdout(text):
     code = report_command.Main(argv)
   _Say(text.getvalue().rstrip('\n'))
-  (out_dir / 'report.txt').write_text(text.getvalue())
+  fd = os.open(
+      out_dir / 'report.txt',
+      os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+      0o644,
+  )
+  with open(fd, 'w') as report:
+    report.write(text.getvalue())
   return code
 
 
@@ -806,6 +829,7 @@ class _LocalRun:
         results_owner=ResultsOwner(),
     )
     self.machines = None
+    self.kept = None
     self.pkb_ended = False
     self.pkb_code = None
     self.timed_out = False
@@ -942,7 +966,7 @@ class _LocalRun:
           _Say(line)
         if deadline is not None and time.monotonic() > deadline:
           _Say(f'== pkb.py did not end within {INTERRUPT_GRACE_S} s: killed')
-          process.kill()
+          processes.KillGroup(process.pid)
         if deadline is None and time.monotonic() > bound:
           self.timed_out = True
           raise KeyboardInterrupt
@@ -950,7 +974,7 @@ class _LocalRun:
       except KeyboardInterrupt:
         if interrupted:
           _Say('== Killing pkb.py')
-          process.kill()
+          processes.KillGroup(process.pid)
           continue
         interrupted = True
         deadline = time.monotonic() + INTERRUPT_GRACE_S
@@ -982,15 +1006,29 @@ class _LocalRun:
   def KeepResults(self):
     """Copies PKB's run directory into the results; returns its copy.
 
+    Root's until HandOver.
+
     Raises:
       OSError: the copy failed (Finish then leaves PKB's directory).
     """
-    kept = KeepRunResults(
-        self.work_dir, self.state, pkb_failed=bool(self.pkb_code)
+    self.kept = KeepRunResults(
+        self.work_dir,
+        self.state,
+        pkb_failed=bool(self.pkb_code),
+        hand_over=False,
     )
-    self.state.results_kept = kept is not None
+    self.state.results_kept = self.kept is not None
     self._Save()
-    return kept
+    return self.kept
+
+  def HandOver(self):
+    """Gives the kept results to the user who ran sudo, once, at the end.
+
+    The report is written into them first: root never writes into a
+    directory another user owns.
+    """
+    if self.kept is not None:
+      HandOver(self.kept, self.state.results_owner)
 
   def Finish(self):
     """Keeps the cluster (--keep after pkb.py ended) or removes it all."""
@@ -1071,7 +1109,6 @@ def _Run(args, pkb_flags):
         _Say('== Report (scylla-phases-report)')
         if _Report(results, kept):
           _Say('== The report could not be made (see above)')
-        _HandOver(kept, run.state.results_owner)
         statuses = PhaseStatuses(results.read_text())
         failed = [s for s in statuses if s[1] != 1]
         _Say(
@@ -1094,6 +1131,10 @@ def _Run(args, pkb_flags):
         _Say(f'{PROG}: {e}')
   finally:
     with processes.StopSignalsHandledBy(signal.SIG_IGN):
+      try:
+        run.HandOver()
+      except OSError as e:
+        _Say(f'{PROG}: the results could not be handed over: {e}')
       if not run.Finish() and code == EXIT_OK:
         code = EXIT_FAILED
   minutes, seconds = divmod(int(time.monotonic() - started), 60)

@@ -662,3 +662,66 @@ def test_pkb_that_outlives_its_bound_is_interrupted_as_by_a_ctrl_c(
 def test_the_pkb_bound_is_whole_minutes(capsys):
   assert _Parse('--pkb_timeout_min', '30')[0].pkb_timeout_min == 30
   assert 'give whole minutes' in _ParseError(capsys, '--pkb_timeout_min', '0')
+
+
+def test_pkbs_output_is_kept_when_it_dies_before_its_run_directory(
+    tmp_path,
+):
+  checkout = tmp_path / 'pkb'
+  checkout.mkdir()
+  (checkout / 'pkb.py').write_text(
+      'print("bad flag: --nope")\nraise SystemExit(1)\n'
+  )
+  args, _ = _Parse('--results_dir', str(tmp_path / 'results'))
+  work_dir = tmp_path / 'w'
+  run = local_run._LocalRun(  # pylint: disable=protected-access
+      args, [], work_dir, str(checkout)
+  )
+  local_run.ClaimWorkDir(work_dir, str(checkout), run.state)
+  assert run.RunPkb(work_dir / 'config.yaml', 'abc123') == (1, False)
+  kept = run.KeepResults()
+  assert kept == tmp_path / 'results' / 'abc123'
+  assert (kept / 'pkb_console.log').read_text() == 'bad flag: --nope\n'
+  # pylint: disable-next=protected-access
+  assert local_run._Teardown(work_dir, run.state) == []
+
+
+# A stand-in pkb.py that ignores SIGINT, with a child in its process group
+# (as PKB's ssh clients and helpers are); the child's PID in a file of its
+# directory.
+_STUCK_PKB = """
+import signal, subprocess, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+child = subprocess.Popen(['sleep', '300'])
+open('child', 'w').write(str(child.pid))
+while True:
+  time.sleep(0.1)
+"""
+
+
+def test_after_the_grace_pkbs_whole_process_group_is_killed(
+    monkeypatch, tmp_path
+):
+  checkout = tmp_path / 'pkb'
+  checkout.mkdir()
+  (checkout / 'pkb.py').write_text(_STUCK_PKB)
+  monkeypatch.setattr(local_run, 'POLL_S', 0.05)
+  monkeypatch.setattr(local_run, 'INTERRUPT_GRACE_S', 0.5)
+  args, _ = _Parse()
+  args.pkb_timeout_min = 0.01
+  work_dir = tmp_path / 'w'
+  run = local_run._LocalRun(  # pylint: disable=protected-access
+      args, [], work_dir, str(checkout)
+  )
+  local_run.ClaimWorkDir(work_dir, str(checkout), run.state)
+  code, interrupted = run.RunPkb(work_dir / 'config.yaml', 'abc123')
+  assert (code, interrupted) == (-signal.SIGKILL, True)
+  child = int((work_dir / 'pkb' / 'child').read_text())
+  try:
+    for _ in range(100):
+      if not processes.Runs(child):
+        break
+      time.sleep(0.1)
+    assert not processes.Runs(child)
+  finally:
+    processes.Signal(child, signal.SIGKILL)

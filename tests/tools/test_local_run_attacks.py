@@ -18,21 +18,27 @@ Each attack is made as `nobody` (setpriv) the way a user of a shared host
 could make it: a work directory made first, a forged state file, links, a
 results directory, a planted Python package in the caller's directory, a
 race for the mirror's port, a planted file in a machine's /opt/pkb or
-/tmp, a held lock, a checkout or tarball they can write. The real command
-(its console script, as root) or the real part (machines of namespaces,
-the mirror server) must refuse or stand, and nothing of another user's
-may be deleted, killed or run as root.
+/tmp, a held lock, a checkout or tarball they can write (by mode or ACL,
+through a gitlink or a linked directory), a `.mvn/` above the jar cache,
+host accounts named like the machines' users, idle connections to the
+mirror. The real command (its console script, as root) or the real part
+(machines of namespaces, the mirror server) must refuse or stand, and
+nothing of another user's may be deleted, killed or run as root.
 
 Needs root (skipped otherwise); the machines' test needs what the local
 run needs to make machines.
 """
 
+import contextlib
 import hashlib
+import http.client
 import os
 import pathlib
 import pwd
+import resource
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -45,6 +51,7 @@ from perfkit_plugins.local import cluster_state
 from perfkit_plugins.local import host_checks
 from perfkit_plugins.local import host_machines
 from perfkit_plugins.local import mirror
+from perfkit_plugins.local import mirror_server
 from perfkit_plugins.local import pkb_process
 from perfkit_plugins.local import processes
 from perfkit_plugins.local import trusted_paths
@@ -514,14 +521,14 @@ def test_a_results_dir_made_by_another_user_meanwhile_is_refused(
 ):
   """Between the check and the mkdir another user makes the directory."""
   results = shared_dir / 'results'
-  mkdir = pathlib.Path.mkdir
+  make_dirs = trusted_paths.MakeDirs
 
   def Raced(path, *args, **kwargs):
     if path == results:
       _AsNobody(f'mkdir {results}')
-    return mkdir(path, *args, **kwargs)
+    return make_dirs(path, *args, **kwargs)
 
-  monkeypatch.setattr(pathlib.Path, 'mkdir', Raced)
+  monkeypatch.setattr(trusted_paths, 'MakeDirs', Raced)
   with pytest.raises(PermissionError, match='belongs to nobody'):
     local_run._MakeResultsDir(results)  # pylint: disable=protected-access
 
@@ -550,7 +557,7 @@ def test_a_group_of_the_owner_alone_may_write(tmp_path):
   assert trusted_paths.PathProblem(path, trusted) is None
   # nogroup is not daemon's own group (another name).
   os.chown(path, daemon.pw_uid, NOGROUP)
-  assert 'can be written by other users' in trusted_paths.PathProblem(
+  assert 'can be written by group nogroup' in trusted_paths.PathProblem(
       path, trusted
   )
 
@@ -596,3 +603,329 @@ def test_the_machines_take_keys_from_root_files_only(tmp_path):
   assert {
       (p.stat().st_uid, p.stat().st_mode & 0o777) for p in keys.iterdir()
   } == {(0, 0o644)}
+
+
+def _GrantByAcl(path, uid, default=False):
+  """Lets user `uid` write `path` by a POSIX ACL entry, as `setfacl -m
+  u:UID:rwx` does (with default: `setfacl -d -m`, what is made in it)."""
+  undefined = 0xFFFFFFFF
+  entries = (
+      (0x01, 7, undefined),  # the owner
+      (0x02, 7, uid),  # the named user
+      (0x04, 5, undefined),  # the group
+      (0x10, 7, undefined),  # the mask
+      (0x20, 5, undefined),  # others
+  )
+  os.setxattr(
+      path,
+      'system.posix_acl_default' if default else 'system.posix_acl_access',
+      struct.pack('<I', 2) + b''.join(struct.pack('<HHI', *e) for e in entries),
+  )
+
+
+def test_write_granted_by_an_acl_counts_as_others_write(shared_dir):
+  """The usual way a shared checkout is shared: an ACL, not the mode."""
+  checkout = shared_dir / 'pkb'
+  checkout.mkdir(mode=0o755)
+  (checkout / 'pkb.py').write_text('')
+  (checkout / 'pkb.py').chmod(0o644)
+  _GrantByAcl(checkout / 'pkb.py', NOBODY)
+  _AsNobody(f'echo planted >> {checkout}/pkb.py')
+  assert 'pkb.py can be written by user nobody (its ACL' in (
+      trusted_paths.TreeProblem(checkout)
+  )
+  # A results directory made under a default ACL takes it.
+  shared = shared_dir / 'shared'
+  shared.mkdir(mode=0o755)
+  _GrantByAcl(shared, NOBODY, default=True)
+  with pytest.raises(PermissionError, match='by user nobody .its default ACL'):
+    # pylint: disable-next=protected-access
+    local_run._MakeResultsDir(shared / 'results')
+  assert not (shared / 'results').exists()
+
+
+def test_a_group_that_is_another_accounts_primary_group_is_not_private(
+    monkeypatch, tmp_path
+):
+  """Named after the owner and no member listed, but another account's
+  primary group: its members may write."""
+  path = tmp_path / 'checkout'
+  path.mkdir()
+  path.chmod(0o775)
+  daemon = pwd.getpwnam('daemon')
+  os.chown(path, daemon.pw_uid, daemon.pw_gid)
+  trusted = frozenset({0, daemon.pw_uid})
+  assert trusted_paths.PathProblem(path, trusted) is None
+  other = pwd.struct_passwd(
+      ('intruder', 'x', 4242, daemon.pw_gid, '', '/', '/bin/sh')
+  )
+  accounts = pwd.getpwall() + [other]
+  monkeypatch.setattr(pwd, 'getpwall', lambda: accounts)
+  assert 'can be written by group daemon' in trusted_paths.PathProblem(
+      path, trusted
+  )
+
+
+def test_a_gitlink_is_checked_where_it_leads(shared_dir):
+  """git, as root, reads the git directory a `.git` file names."""
+  checkout = shared_dir / 'pkb'
+  checkout.mkdir(mode=0o755)
+  _AsNobody(
+      f'mkdir {shared_dir}/theirs.git && touch {shared_dir}/theirs.git/config'
+  )
+  (checkout / '.git').write_text(f'gitdir: ../theirs.git\n')
+  assert f'{shared_dir}/theirs.git belongs to nobody' in (
+      trusted_paths.TreeProblem(checkout)
+  )
+
+
+def test_a_linked_directory_is_checked_inside(tmp_path):
+  target = tmp_path / 'elsewhere'
+  target.mkdir()
+  os.chown(target, 0, 0)
+  (target / 'module.py').write_text('')
+  os.chown(target / 'module.py', NOBODY, NOGROUP)
+  checkout = tmp_path / 'pkb'
+  checkout.mkdir()
+  (checkout / 'lib').symlink_to(target)
+  assert 'module.py belongs to nobody' in trusted_paths.TreeProblem(checkout)
+
+
+def test_a_sticky_directory_others_can_write_is_refused_inside_a_tree(
+    tmp_path,
+):
+  """Sticky or not, others could add files root would then run."""
+  checkout = tmp_path / 'pkb'
+  (checkout / 'cache').mkdir(parents=True)
+  (checkout / 'cache').chmod(0o1777)
+  assert 'cache can be written by other users (mode 1777)' in (
+      trusted_paths.TreeProblem(checkout)
+  )
+
+
+def test_directories_are_made_without_following_another_users_link(
+    shared_dir, tmp_path
+):
+  """A link planted in a sticky directory on the way is never followed."""
+  target = tmp_path / 'roots'
+  target.mkdir()
+  _AsNobody(f'ln -s {target} {shared_dir}/work')
+  with pytest.raises(PermissionError, match='symbolic link in a directory'):
+    trusted_paths.MakePrivateDir(shared_dir / 'work' / 'cluster')
+  assert not (target / 'cluster').exists()
+  # A link no other user could have put there is followed.
+  mine = tmp_path / 'mine'
+  mine.symlink_to(target)
+  trusted_paths.MakeDirs(mine / 'a' / 'b')
+  assert (target / 'a' / 'b').is_dir()
+
+
+def test_host_accounts_named_like_the_machines_users_are_not_theirs(
+    tmp_path,
+):
+  """A host account `perfkit` would get the login user's sudo, one named
+  `cassandra` the database's files: the machines make their own."""
+  etc = tmp_path / 'etc'
+  etc.mkdir()
+  (etc / 'passwd').write_text(
+      'root:x:0:0::/root:/bin/bash\n'
+      f'perfkit:x:{NOBODY}:{NOGROUP}::/home/perfkit:/bin/sh\n'
+      'cassandra:x:4242:4242::/var/lib/cassandra:/bin/sh\n'
+  )
+  (etc / 'group').write_text(
+      'root:x:0:\nsudo:x:27:perfkit,cassandra\ncassandra:x:4242:\n'
+  )
+  (etc / 'shadow').write_text('perfkit:$6$theirs:19000::::::\n')
+  uid, gid = host_machines.PrivateEtc(etc, 'server-0', '10.200.0.10')
+  users = {}
+  for line in (etc / 'passwd').read_text().splitlines():
+    name, _, user_id, group_id, _ = line.split(':', 4)
+    # The first line of a name is the one the system takes.
+    users.setdefault(name, (int(user_id), int(group_id)))
+  assert users['perfkit'] == (uid, gid)
+  assert uid not in (NOBODY, 4242) and users['cassandra'][0] not in (
+      NOBODY,
+      4242,
+      uid,
+  )
+  with pytest.raises(KeyError):
+    pwd.getpwuid(users['cassandra'][0])
+  assert 'sudo:x:27:\n' in (etc / 'group').read_text()
+  assert '$6$theirs' not in (etc / 'shadow').read_text()
+
+
+def test_the_jar_fetch_reads_no_mvn_directory_above_the_cache(
+    monkeypatch, shared_dir
+):
+  """Maven takes JVM options from the nearest `.mvn/` above its POM: one
+  planted in a shared directory above the cache would run as root."""
+  if not shutil.which('mvn'):
+    pytest.skip('no mvn')
+  agent = shared_dir / 'planted.jar'
+  _AsNobody(
+      f'mkdir {shared_dir}/.mvn && echo -javaagent:{agent} >'
+      f' {shared_dir}/.mvn/jvm.config'
+  )
+  monkeypatch.chdir(shared_dir)
+  # Offline: what Maven reads shows before it would download anything.
+  command = cassandra_build.FetchCommand
+  monkeypatch.setattr(
+      cassandra_build,
+      'FetchCommand',
+      lambda *args: command(*args) + ['--offline'],
+  )
+  with pytest.raises(cassandra_build.CassandraBuildError) as error:
+    cassandra_build.FetchJars('5.0.9', shared_dir / 'cache')
+  assert 'planted.jar' not in str(error.value)
+  assert 'offline' in str(error.value)
+
+
+def test_the_report_is_written_before_the_single_hand_over(
+    monkeypatch, tmp_path
+):
+  """Root writes nothing into results the sudo user already owns (a link
+  they put there would lead root's write elsewhere)."""
+  monkeypatch.setenv('SUDO_UID', str(NOBODY))
+  monkeypatch.setenv('SUDO_GID', str(NOGROUP))
+  monkeypatch.setattr(local_run, 'Problems', lambda *_: None)
+  monkeypatch.setattr(local_run, '_FetchJars', lambda: tmp_path / 'lib')
+  monkeypatch.setattr(host_checks, 'JarCacheProblem', lambda: None)
+
+  def Build(run, _):
+    # pylint: disable-next=protected-access
+    config = run._Making(local_run.CONFIG_NAME)
+    config.write_text('{}\n')
+    return config
+
+  def RunPkb(run, _, run_uri):
+    """What pkb.py leaves: its run directory with its results."""
+    run.state.run_uri = run_uri
+    run._Making(cluster_state.PKB_DIR)  # pylint: disable=protected-access
+    run_dir = cluster_state.RunDir(run.work_dir, run_uri)
+    run_dir.mkdir(parents=True)
+    (run_dir / 'perfkitbenchmarker_results.json').write_text('')
+    run.pkb_code, run.pkb_ended = 0, True
+    return 0, False
+
+  owners = []
+  report = local_run._Report  # pylint: disable=protected-access
+
+  def Report(results, out_dir):
+    owners.append(out_dir.stat().st_uid)
+    return report(results, out_dir)
+
+  # pylint: disable-next=protected-access
+  monkeypatch.setattr(local_run._LocalRun, 'Build', Build)
+  # pylint: disable-next=protected-access
+  monkeypatch.setattr(local_run._LocalRun, 'RunPkb', RunPkb)
+  monkeypatch.setattr(local_run, '_Report', Report)
+  results = tmp_path / 'results'
+  args, _ = local_run.ParseArgs(
+      ['--work_dir', str(tmp_path / 'w'), '--results_dir', str(results)]
+  )
+  local_run._Run(args, [])  # pylint: disable=protected-access
+  assert owners == [0]
+  [kept] = results.iterdir()
+  for path in (kept, kept / 'report.txt'):
+    assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOGROUP)
+  assert not (tmp_path / 'w').exists()
+
+
+@pytest.fixture(name='served')
+def _Served(tmp_path):
+  """A directory the mirror serves, holding `file`."""
+  served = tmp_path / 'served'
+  served.mkdir()
+  (served / 'file').write_text('payload')
+  return served
+
+
+@contextlib.contextmanager
+def _Mirror(served, **kwargs):
+  """The mirror's server on 127.0.0.1; yields its port."""
+  with socket.socket() as sock:
+    sock.bind(('127.0.0.1', 0))
+    sock.listen(64)
+    port = sock.getsockname()[1]
+    server = mirror_server.Start(sock, served, **kwargs)
+  try:
+    # Connections wait in the socket's queue until the server takes them.
+    yield port
+  finally:
+    server.kill()
+    server.wait()
+
+
+def _Fetch(port, source='127.0.0.1'):
+  """GET /file from `source`; the body, or the error."""
+  connection = http.client.HTTPConnection(
+      '127.0.0.1', port, timeout=60, source_address=(source, 0)
+  )
+  try:
+    connection.request('GET', '/file')
+    return connection.getresponse().read()
+  except OSError as e:
+    return e
+  finally:
+    connection.close()
+
+
+def test_the_mirror_serves_its_clients_only(served):
+  """On the bridge, another user of this host connects from the host's
+  own address: only the machines' addresses are served."""
+  with _Mirror(served, clients=['127.0.0.3']) as port:
+    assert _Fetch(port, '127.0.0.3') == b'payload'
+    assert isinstance(_Fetch(port, '127.0.0.2'), ConnectionError)
+
+
+# Another user's connections to the mirror, held open and idle; prints how
+# many once all are made.
+_IDLE_CONNECTIONS = """
+import socket, sys, time
+held = []
+for _ in range(1100):
+  s = socket.socket()
+  s.settimeout(0.5)
+  try:
+    s.connect(('127.0.0.1', int(sys.argv[1])))
+  except OSError:
+    pass
+  held.append(s)
+print(len(held), flush=True)
+time.sleep(300)
+"""
+
+
+def test_idle_connections_do_not_starve_the_mirror(served):
+  """1,100 idle connections, with the usual limit of 1024 open files."""
+  hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+  with _Mirror(
+      served,
+      clients=['127.0.0.1'],
+      preexec_fn=lambda: resource.setrlimit(
+          resource.RLIMIT_NOFILE, (1024, hard)
+      ),
+  ) as port:
+    assert _Fetch(port) == b'payload'
+    attacker = subprocess.Popen(
+        [
+            'setpriv',
+            f'--reuid={NOBODY}',
+            f'--regid={NOGROUP}',
+            '--clear-groups',
+            '/usr/bin/python3',
+            '-I',
+            '-c',
+            _IDLE_CONNECTIONS,
+            str(port),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+      assert attacker.stdout.readline() == '1100\n'
+      assert _Fetch(port) == b'payload'
+    finally:
+      attacker.kill()
+      attacker.wait()
+      attacker.stdout.close()
