@@ -30,25 +30,59 @@ docs/metadata.md is Markdown() of this module, written by
 import dataclasses
 import re
 
+from perfkit_plugins.core.results import publishable
 from perfkit_plugins.core.results import step_results
 
 INT = 'int'
 FLOAT = 'float'
 STR = 'str'
 BOOL = 'bool'
+LIST = 'list'
 TYPES = {
     INT: 'a whole number',
     FLOAT: 'a number with a fraction (JSON writes 30.0 for thirty)',
-    STR: 'text; lists are comma-separated',
+    STR: 'text',
     BOOL: 'true or false',
+    LIST: (
+        'text: the values in brackets, comma-separated, whatever their'
+        ' count: `[250]` with one loader, `[125,125]` with two, `[]` with'
+        ' none, so that no index that guesses types from the first value it'
+        ' sees takes a one-loader run for a number; more than'
+        f' {publishable.MAX_LIST_ITEMS} values are summed up as'
+        ' `[first,second,...,last] (N values)`'
+    ),
 }
 """Each type a key can have, and what a value of it looks like."""
-_PYTHON_TYPES = {INT: int, FLOAT: float, STR: str, BOOL: bool}
+_PYTHON_TYPES = {INT: int, FLOAT: float, STR: str, BOOL: bool, LIST: str}
 
 COMMAND = (
     'python -m perfkit_plugins.tools.metadata_reference > docs/metadata.md'
 )
 """The command that writes docs/metadata.md from this module."""
+
+
+ALWAYS = 'every run'
+"""The condition of a key that every run publishes on its samples."""
+_WHEN_READS = 'the read, read_cache or mixed phase runs'
+_WHEN_WRITES = 'the populate, latency or write_only phase runs'
+_WHEN_RDW = 'the reads_during_writes phase runs (it needs two loaders)'
+_WHEN_QUIESCE = (
+    'the quiesce phase runs, latency runs two rates or more, or a writing'
+    ' phase runs twice or more (`--scylla_repeats`): flush_quiesce steps'
+)
+_WHEN_FIXED_RATE = (
+    'an op type runs at a fixed rate: latency, or populate, write_only and'
+    ' reads_during_writes with a rate set'
+)
+_WHEN_SCYLLA = '`--scylla_engine=scylla`'
+_WHEN_IO = _WHEN_SCYLLA + ' and its io_properties.yaml holds the figure'
+_WHEN_PRICE = (
+    'a price is known: a machine type of the catalog, or'
+    ' `--scylla_server_price_per_hour` (own machines and scylla-phases-local'
+    ' have none)'
+)
+_WHEN_SERVERS_AGREE = 'the servers agree in it'
+_WHEN_LOADERS_AGREE = 'the loaders agree in it'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,12 +112,15 @@ class Key:
     type: one of TYPES.
     where: the samples that carry it.
     meaning: what its value says.
+    when: the runs that publish it (ALWAYS: every run that reaches those
+      samples), so that a key a run lacks is explained by its settings.
   """
 
   name: str
   type: str
   where: str
   meaning: str
+  when: str = ALWAYS
 
   @property
   def pattern(self):
@@ -371,6 +408,10 @@ SECTIONS = (
                     'True: the step readies the cache for the next one; no'
                     ' statistic counts it.'
                 ),
+                when=(
+                    'the read or read_cache phase runs with a warm-up (the'
+                    ' `warmup` of `--scylla_durations`, 300 s unless set to 0)'
+                ),
             ),
             Key(
                 'scylla_status',
@@ -448,6 +489,7 @@ SECTIONS = (
                 STR,
                 'read, read_cache and mixed steps',
                 'Which of the read distributions: small, medium or large.',
+                when=_WHEN_READS,
             ),
             Key(
                 'scylla_working_set_to_ram',
@@ -457,6 +499,7 @@ SECTIONS = (
                     "The medium distribution's working set as a multiple of the"
                     " servers' RAM."
                 ),
+                when='the read phase runs',
             ),
             Key(
                 'scylla_key_range',
@@ -469,9 +512,10 @@ SECTIONS = (
             ),
             Key(
                 'scylla_loader_key_ranges',
-                STR,
+                LIST,
                 _WRITES,
                 "Each loader's slice of the keys it writes, in loader order.",
+                when=_WHEN_WRITES,
             ),
             Key(
                 'scylla_threads',
@@ -483,6 +527,7 @@ SECTIONS = (
                     ' its READ and WRITE samples: see `scylla_write_threads`,'
                     ' `scylla_read_threads`).'
                 ),
+                when='the loaders of the samples run one thread count',
             ),
             Key(
                 'scylla_duration_s',
@@ -491,6 +536,9 @@ SECTIONS = (
                 (
                     "The step's planned length; a counted step (populate writes"
                     ' each key once) has none.'
+                ),
+                when=(
+                    'a timed stress step runs (every stress phase but populate)'
                 ),
             ),
             Key(
@@ -501,12 +549,14 @@ SECTIONS = (
                     'Fixed op/s of the cluster the loaders share (0: as fast as'
                     ' they can).'
                 ),
+                when=_WHEN_WRITES,
             ),
             Key(
                 'scylla_loader_rates',
-                STR,
+                LIST,
                 _WRITES,
                 "Each loader's fixed op/s, in loader order.",
+                when=_WHEN_WRITES,
             ),
             Key(
                 'scylla_rate',
@@ -522,12 +572,14 @@ SECTIONS = (
                 INT,
                 'mixed',
                 'Writes in the write:read ratio of the mix.',
+                when='the mixed phase runs',
             ),
             Key(
                 'scylla_read_ratio',
                 INT,
                 'mixed',
                 'Reads in the write:read ratio of the mix.',
+                when='the mixed phase runs',
             ),
             Key('scylla_writers', INT, _RDW, 'Loaders that write.'),
             Key('scylla_readers', INT, _RDW, 'Loaders that read.'),
@@ -536,48 +588,56 @@ SECTIONS = (
                 INT,
                 _RDW,
                 "The writers' fixed op/s together.",
+                when=_WHEN_RDW,
             ),
             Key(
                 'scylla_writer_rates',
-                STR,
+                LIST,
                 _RDW,
                 "Each writer's fixed op/s, in loader order.",
+                when=_WHEN_RDW,
             ),
             Key(
                 'scylla_write_threads',
                 INT,
                 _RDW,
                 'cassandra-stress threads of each writer.',
+                when=_WHEN_RDW,
             ),
             Key(
                 'scylla_write_key_range',
                 STR,
                 _RDW,
                 'Keys the writers write, as 1..last.',
+                when=_WHEN_RDW,
             ),
             Key(
                 'scylla_writer_key_ranges',
-                STR,
+                LIST,
                 _RDW,
                 "Each writer's slice of them, in loader order.",
+                when=_WHEN_RDW,
             ),
             Key(
                 'scylla_read_threads',
                 INT,
                 _RDW,
                 'cassandra-stress threads of each reader.',
+                when=_WHEN_RDW,
             ),
             Key(
                 'scylla_read_delay_s',
                 INT,
                 _RDW,
                 'Seconds the readers start after the writers.',
+                when=_WHEN_RDW,
             ),
             Key(
                 'scylla_read_duration_s',
                 INT,
                 _RDW,
                 "The readers' planned length.",
+                when=_WHEN_RDW,
             ),
         ),
     ),
@@ -636,26 +696,26 @@ SECTIONS = (
             Key(
                 'scylla_loader_cpu_max',
                 FLOAT,
-                'stress samples but phase_status, when known',
+                'stress samples but phase_status',
                 'Busy share of the busiest loader over the step, percent.',
+                when='every loader of the step has CPU figures',
             ),
             Key(
                 'scylla_loader_cpu_peak',
                 FLOAT,
-                'stress samples but phase_status, when known',
+                'stress samples but phase_status',
                 (
                     'Busiest interval of any loader, percent'
                     " (cassandra-stress's start-up makes it high; not judged)."
                 ),
+                when='every loader of the step has CPU figures',
             ),
             Key(
                 'scylla_loader_cpu_unknown',
                 STR,
-                (
-                    'stress samples but phase_status, when a loader has no CPU'
-                    ' figures'
-                ),
+                'stress samples but phase_status',
                 "Why some loaders' CPU use is unknown, separated by '; '.",
+                when='a loader of the step has no CPU figures',
             ),
             Key(
                 'scylla_start_skew_pct',
@@ -676,27 +736,27 @@ SECTIONS = (
             Key(
                 'scylla_loader_stop_max_ms',
                 FLOAT,
-                'stress samples but phase_status, when known',
+                'stress samples but phase_status',
                 'As the metric `loader_stop_max`, ms.',
+                when='every loader of the step has a JVM stop log',
             ),
             Key(
                 'scylla_loader_stopped_pct',
                 FLOAT,
-                'stress samples but phase_status, when known',
+                'stress samples but phase_status',
                 (
                     "Largest share of the step's window a loader's JVM spent"
                     ' stopped at safepoints, percent: at or above 0.1% the'
                     " p99.9 can be the loader's own."
                 ),
+                when='every loader of the step has a JVM stop log',
             ),
             Key(
                 'scylla_loader_stop_unknown',
                 STR,
-                (
-                    'stress samples but phase_status, when a loader has no JVM'
-                    ' stop log'
-                ),
+                'stress samples but phase_status',
                 "Why some loaders' JVM stops are unknown, separated by '; '.",
+                when='a loader of the step has no JVM stop log',
             ),
             Key(
                 'scylla_rate_reached',
@@ -709,6 +769,7 @@ SECTIONS = (
                     'False when a fixed-rate op type completed less than 95% of'
                     ' its schedule (status rate_not_reached).'
                 ),
+                when=_WHEN_FIXED_RATE,
             ),
             Key(
                 'scylla_achieved_rate',
@@ -718,6 +779,7 @@ SECTIONS = (
                     'The op rate it achieved (op_rate), beside its target'
                     ' `scylla_rate`.'
                 ),
+                when=_WHEN_FIXED_RATE,
             ),
             Key(
                 'scylla_schedule_share',
@@ -727,6 +789,7 @@ SECTIONS = (
                     'Share of the operations its schedule held that its loaders'
                     ' completed (1.0: all); decides `scylla_rate_reached`.'
                 ),
+                when=_WHEN_FIXED_RATE,
             ),
         ),
     ),
@@ -738,24 +801,28 @@ SECTIONS = (
                 STR,
                 _QUIESCE_STEPS,
                 'The keyspace whose compactions count.',
+                when=_WHEN_QUIESCE,
             ),
             Key(
                 'scylla_poll_s',
                 INT,
                 _QUIESCE_STEPS,
                 'Seconds between polls of the nodes.',
+                when=_WHEN_QUIESCE,
             ),
             Key(
                 'scylla_settle_s',
                 INT,
                 _QUIESCE_STEPS,
                 'Seconds every node must stay idle to count as quiesced.',
+                when=_WHEN_QUIESCE,
             ),
             Key(
                 'scylla_timeout_s',
                 INT,
                 _QUIESCE_STEPS,
                 'Seconds after which the wait ends with status timeout.',
+                when=_WHEN_QUIESCE,
             ),
             Key(
                 'scylla_after_populate',
@@ -765,37 +832,42 @@ SECTIONS = (
                     'Whether populate ran before it in this run: only then does'
                     ' it publish populate_time and total_time_to_quiesce.'
                 ),
+                when='the quiesce phase runs',
             ),
             Key(
                 'scylla_quiesce_polls',
                 INT,
                 _QUIESCE_RESULTS,
                 'Polls made while waiting.',
+                when=_WHEN_QUIESCE,
             ),
             Key(
                 'scylla_quiesce_wait_s',
                 FLOAT,
                 _QUIESCE_RESULTS,
                 'From the start of the wait to its last poll.',
+                when=_WHEN_QUIESCE,
             ),
             Key(
                 'scylla_busy_until_s',
                 FLOAT,
-                _QUIESCE_RESULTS + ', when a poll saw work',
+                _QUIESCE_RESULTS,
                 (
                     'From the start of the load to the last poll in which a'
                     ' node reported work: later than the compaction history'
                     ' says when the polls saw work the history does not record.'
                 ),
+                when='a poll of the step saw compactions or pending work',
             ),
             Key(
                 'scylla_nodes_without_history',
-                STR,
+                LIST,
                 _QUIESCE_RESULTS,
                 (
                     'Nodes whose compaction history could not be read (their'
-                    " compactions are missing from the figures); '' when none."
+                    ' compactions are missing from the figures); [] when none.'
                 ),
+                when=_WHEN_QUIESCE,
             ),
         ),
     ),
@@ -811,14 +883,16 @@ SECTIONS = (
             Key(
                 'scylla_ci_low',
                 FLOAT,
-                _INTERVAL + ', when bounded',
+                _INTERVAL,
                 "Lower bound, in the figure's unit.",
+                when='the interval is bounded',
             ),
             Key(
                 'scylla_ci_high',
                 FLOAT,
-                _INTERVAL + ', when bounded',
+                _INTERVAL,
                 "Upper bound, in the figure's unit.",
+                when='the interval is bounded',
             ),
             Key(
                 'scylla_ci_method',
@@ -849,11 +923,12 @@ SECTIONS = (
             Key(
                 'scylla_ci_se_log',
                 FLOAT,
-                _INTERVAL + ', when known',
+                _INTERVAL,
                 (
                     'Standard error of log(figure): the relative standard error'
                     ' comparisons combine.'
                 ),
+                when='the standard error is known',
             ),
             Key(
                 'scylla_ci_dof',
@@ -872,9 +947,13 @@ SECTIONS = (
             ),
             Key(
                 'scylla_repeats_aggregated',
-                STR,
+                LIST,
                 'figures across repeats (`scylla_repeat` 0)',
-                "The repeats averaged, e.g. '1,3' when repeat 2 failed.",
+                'The repeats averaged, e.g. [1,3] when repeat 2 failed.',
+                when=(
+                    '`--scylla_repeats` is 2 or more and a step ran in two'
+                    ' repeats or more'
+                ),
             ),
         ),
     ),
@@ -963,60 +1042,72 @@ SECTIONS = (
             Key(
                 'scylla_cluster_ram_planned_bytes',
                 INT,
-                _EVERY + ", when the plan's estimate differs",
+                _EVERY,
                 "The machine table's estimate of it the plan used.",
+                when=(
+                    "the plan's estimate of the servers' RAM differs from what"
+                    ' they have'
+                ),
             ),
             Key(
                 'scylla_server_node_vcpus',
                 INT,
-                _EVERY + '; left out where the servers differ',
+                _EVERY,
                 'vCPUs each server reports (lscpu).',
+                when=_WHEN_SERVERS_AGREE,
             ),
             Key(
                 'scylla_server_node_memory_gib',
                 FLOAT,
-                _EVERY + '; left out where the servers differ',
+                _EVERY,
                 'Memory each server reports, GiB to one decimal.',
+                when=_WHEN_SERVERS_AGREE,
             ),
             Key(
                 'scylla_server_node_numa_nodes',
                 INT,
-                _EVERY + '; left out where the servers differ',
+                _EVERY,
                 'NUMA nodes of each server.',
+                when=_WHEN_SERVERS_AGREE,
             ),
             Key(
                 'scylla_server_node_differences',
                 STR,
-                _EVERY + ', when the servers differ',
+                _EVERY,
                 (
                     "Every server's value of each of those facts they differ in"
                     " ('scylla_server_node_vcpus server-0: 8; server-1: 16',"
                     " facts separated by ' / ')."
                 ),
+                when='the servers differ in a machine fact',
             ),
             Key(
                 'scylla_loader_node_vcpus',
                 INT,
-                _EVERY + '; left out where the loaders differ',
+                _EVERY,
                 'vCPUs each loader reports (lscpu).',
+                when=_WHEN_LOADERS_AGREE,
             ),
             Key(
                 'scylla_loader_node_memory_gib',
                 FLOAT,
-                _EVERY + '; left out where the loaders differ',
+                _EVERY,
                 'Memory each loader reports, GiB to one decimal.',
+                when=_WHEN_LOADERS_AGREE,
             ),
             Key(
                 'scylla_loader_node_numa_nodes',
                 INT,
-                _EVERY + '; left out where the loaders differ',
+                _EVERY,
                 'NUMA nodes of each loader.',
+                when=_WHEN_LOADERS_AGREE,
             ),
             Key(
                 'scylla_loader_node_differences',
                 STR,
-                _EVERY + ', when the loaders differ',
+                _EVERY,
                 'As `scylla_server_node_differences`, for the loaders.',
+                when='the loaders differ in a machine fact',
             ),
             Key(
                 'scylla_loader_gc',
@@ -1116,32 +1207,36 @@ SECTIONS = (
             Key(
                 'scylla_price_usd_per_hour',
                 FLOAT,
-                _EVERY + ', when the price is known',
+                _EVERY,
                 (
                     'Price of all servers together, USD per hour: the'
                     ' per-dollar figures divide by it.'
                 ),
+                when=_WHEN_PRICE,
             ),
             Key(
                 'scylla_server_price_usd_per_hour',
                 FLOAT,
-                _EVERY + ', when the price is known',
+                _EVERY,
                 'Price of one server, USD per hour.',
+                when=_WHEN_PRICE,
             ),
             Key(
                 'scylla_price_date',
                 STR,
-                _EVERY + ', when the price is known',
+                _EVERY,
                 (
                     "When the catalog's price was taken (YYYY-MM); for an"
                     " override, the Run's date (YYYY-MM-DD)."
                 ),
+                when=_WHEN_PRICE,
             ),
             Key(
                 'scylla_price_region',
                 STR,
-                _EVERY + ', when the price is known',
+                _EVERY,
                 "The region the catalog's price is for ('' for an override).",
+                when=_WHEN_PRICE,
             ),
             Key(
                 'scylla_cost_counts',
@@ -1151,6 +1246,7 @@ SECTIONS = (
                     "What the per-dollar figures count: 'servers only' (not the"
                     ' loaders).'
                 ),
+                when=_WHEN_PRICE,
             ),
         ),
     ),
@@ -1170,13 +1266,14 @@ SECTIONS = (
             Key(
                 'scylla_tuning_differences',
                 STR,
-                _EVERY + ', when the servers differ',
+                _EVERY,
                 (
                     "Every server's value of each number or yes/no tuning key"
                     " they differ in ('scylla_nproc server-0: 80; server-1:"
                     " 88', keys separated by ' / '); those keys are left out."
                     " Text keys list each server's value themselves."
                 ),
+                when='the servers differ in a tuning fact',
             ),
             Key(
                 'scylla_shards',
@@ -1186,36 +1283,42 @@ SECTIONS = (
                     'Shards of all servers together: op_rate_per_shard divides'
                     " by it (in `scylla_tuning_differences`, each node's own)."
                 ),
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_shards_total',
                 INT,
                 'ScyllaDB',
                 'The same total, summed from every node as tuned.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_vcpus',
                 INT,
                 _SCYLLA,
                 'vCPUs (hardware threads) of each server, from lscpu.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_cores',
                 INT,
                 _SCYLLA,
                 'Physical cores of each server.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_numa_nodes',
                 INT,
                 _SCYLLA,
                 'NUMA nodes of each server, from lscpu.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_nproc',
                 INT,
                 _SCYLLA,
                 'CPUs available to processes (nproc) on each server.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_cpuset',
@@ -1225,18 +1328,21 @@ SECTIONS = (
                     "CPUs ScyllaDB runs on, from cpuset.conf ('0-3,8-11'; ''"
                     ' when unrestricted).'
                 ),
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_irq_cpus',
                 STR,
                 _SCYLLA_TEXT,
                 'CPUs perftune binds network and disk interrupts to.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_irq_vcpus',
                 INT,
                 _SCYLLA,
                 'How many they are.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_irq_cpus_source',
@@ -1247,18 +1353,21 @@ SECTIONS = (
                     " started) or computed (perftune's rule, asked before the"
                     ' first start).'
                 ),
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_predicted_shards',
                 INT,
                 _SCYLLA + ', or where perftune cannot auto-detect',
                 "Shards per server perftune's rule predicts for its topology.",
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_predicted_irq_vcpus',
                 INT,
                 _SCYLLA + ', or where perftune cannot auto-detect',
                 'IRQ vCPUs per server the rule predicts.',
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_io_read_iops',
@@ -1268,24 +1377,28 @@ SECTIONS = (
                     'Read IOPS iotune measured (the first disk of'
                     ' io_properties.yaml).'
                 ),
+                when=_WHEN_IO,
             ),
             Key(
                 'scylla_io_read_bandwidth',
                 INT,
                 _SCYLLA,
                 'Read bandwidth iotune measured, bytes per second.',
+                when=_WHEN_IO,
             ),
             Key(
                 'scylla_io_write_iops',
                 INT,
                 _SCYLLA,
                 'Write IOPS iotune measured.',
+                when=_WHEN_IO,
             ),
             Key(
                 'scylla_io_write_bandwidth',
                 INT,
                 _SCYLLA,
                 'Write bandwidth iotune measured, bytes per second.',
+                when=_WHEN_IO,
             ),
             Key(
                 'scylla_swap',
@@ -1295,6 +1408,7 @@ SECTIONS = (
                     "The swap areas scylla_setup left ('/swapfile 16.0 GiB'),"
                     ' or none.'
                 ),
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_repo_keys',
@@ -1305,6 +1419,7 @@ SECTIONS = (
                     " trusts for ScyllaDB's packages, separated by spaces;"
                     ' none on yum installs (keys in the RPM database).'
                 ),
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_masked_units',
@@ -1315,6 +1430,7 @@ SECTIONS = (
                     " ScyllaDB's images mask (apt's timers, snapd, the"
                     " cloud's agent), read back; space-separated, or none."
                 ),
+                when=_WHEN_SCYLLA,
             ),
             Key(
                 'scylla_data_device',
@@ -1340,8 +1456,11 @@ SECTIONS = (
             Key(
                 'scylla_data_disks',
                 INT,
-                'as `scylla_data_device`, when the benchmark built the array',
+                'as `scylla_data_device`',
                 'Member disks of the RAID0 array the benchmark built.',
+                when=(
+                    'the benchmark built the data RAID array (local NVMe disks)'
+                ),
             ),
         ),
     ),
@@ -1368,6 +1487,8 @@ def HasType(key, value):
   """Whether `value` is of the key's type (a bool is no number)."""
   if isinstance(value, bool):
     return key.type == BOOL
+  if key.type == LIST:
+    return isinstance(value, str) and value.startswith('[')
   return isinstance(value, _PYTHON_TYPES[key.type])
 
 
@@ -1449,12 +1570,22 @@ def Markdown():
   )
   lines += ['', '## Metadata keys', '', 'Types:', '']
   lines += [f'* `{name}`: {text}.' for name, text in TYPES.items()]
+  lines += [
+      '',
+      (
+          'A key appears on the samples its `on` names when its run meets'
+          f' the condition of `when`; "{ALWAYS}" is every run that reaches'
+          ' those samples. A run of scylla-phases-local (Apache Cassandra on'
+          ' own machines, one repeat) has, for instance, none of the'
+          ' ScyllaDB, price and repeats keys.'
+      ),
+  ]
   for section in SECTIONS:
     lines += ['', f'### {section.title}', '']
     lines += _Table(
-        ('key', 'type', 'on', 'meaning'),
+        ('key', 'type', 'on', 'when', 'meaning'),
         [
-            (f'`{k.name}`', f'`{k.type}`', k.where, k.meaning)
+            (f'`{k.name}`', f'`{k.type}`', k.where, k.when, k.meaning)
             for k in section.keys
         ],
     )

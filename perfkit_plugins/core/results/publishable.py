@@ -24,7 +24,7 @@ warnings) is made safe here before it is published: `=` becomes `:`, `|`
 and a backslash become `/`, a line break a space. Mount options and JVM
 options are name=value by nature and keep their `=`, as PKB's own kernel
 command line does: PKB's InfluxDB publisher has to escape `=` for them
-(upstream/, patch 0004).
+(upstream/02-influxdb-escaping/).
 
 Every value is also bounded, whatever the loader count, so that PKB's
 publishers and the tables a pipeline keeps take a run of 60 loaders or
@@ -33,6 +33,12 @@ and last values and its count (List), and text longer than MAX_CHARS (an
 error naming every loader) is cut after its first problems with how much
 was left out (Value). The run directory's steps.json keeps every step's
 whole error and lists.
+
+A list keeps one form whatever its length: in brackets, `[250]` with one
+loader as `[125,125]` with two. Joined by commas alone, one loader's
+`250` would be a number to an index that detects types from the first
+value it sees (Elasticsearch's numeric detection, a BigQuery schema
+autodetected), and the next run's `125,125` would then be refused.
 """
 
 KEEP_EQUALS = frozenset(
@@ -58,16 +64,18 @@ _REPLACEMENTS = (
 
 
 def List(values):
-  """A list as one published value: its values joined by commas.
+  """A list as one published value: its values in brackets, e.g. `[250]`.
 
-  A list of more than MAX_LIST_ITEMS values (one per loader, of a run of
-  many) gives its first two values, its last and its count, e.g.
-  `1..100,101..200,...,2901..3000 (30 values)`.
+  Brackets even around one value or none, so that the value is text of
+  one form whatever the loader count (module docstring). A list of more
+  than MAX_LIST_ITEMS values (one per loader, of a run of many) gives its
+  first two values, its last and its count, e.g.
+  `[1..100,101..200,...,2901..3000] (30 values)`.
   """
   texts = [str(v) for v in values]
   if len(texts) <= MAX_LIST_ITEMS:
-    return ','.join(texts)
-  return f'{texts[0]},{texts[1]},...,{texts[-1]} ({len(texts)} values)'
+    return '[' + ','.join(texts) + ']'
+  return f'[{texts[0]},{texts[1]},...,{texts[-1]}] ({len(texts)} values)'
 
 
 def _Cut(text):

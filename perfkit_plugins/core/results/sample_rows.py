@@ -307,7 +307,7 @@ def _OpMetadata(step, op_result, base, fixed=None):
       scylla_distribution=(
           'seq'
           if all(p.startswith('seq=') for p in populations)
-          else _Flat([_Distribution(p) for p in populations])
+          else ','.join(_Distribution(p) for p in populations)
       ),
       scylla_key_range=(
           f'{min(r.key_range.first for r in runs)}'

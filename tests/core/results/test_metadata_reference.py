@@ -119,27 +119,53 @@ def test_the_committed_results_show_every_metric():
   }
 
 
-def PlanKeys():
-  """The published names of every key a plan of every phase gives a step."""
+def PlanMetadata(loader_count=4):
+  """(published name, value) of every key a plan gives a step.
+
+  Every phase, but reads_during_writes with one loader (it needs two).
+  """
+  phases = tuple(
+      phase
+      for phase in settings_lib.PHASES
+      if loader_count > 1 or phase != 'reads_during_writes'
+  )
   for repeats in (1, 2):
     settings = settings_lib.Validate(
         settings_lib.Settings(
-            phases=settings_lib.PHASES,
+            phases=phases,
             num_keys=100000,
-            loader_count=4,
+            loader_count=loader_count,
             repeats=repeats,
         )
     )
     for step in planned_runs.PhaseSteps(
         settings, ['10.0.0.1'], 1 << 30, '/cs', '/r'
     ):
-      yield from (sample_rows.PREFIX + key for key in step.metadata)
+      for key, value in step.metadata.items():
+        yield sample_rows.PREFIX + key, value
 
 
 def test_every_key_a_plan_gives_its_steps_is_registered():
-  keys = set(PlanKeys())
+  keys = {name for name, _ in PlanMetadata()}
   assert {'scylla_warmup', 'scylla_after_populate', 'scylla_repeat'} <= keys
   assert not {key for key in keys if reference.KeyOf(key) is None}
+
+
+@pytest.mark.parametrize('loader_count', [1, 2])
+def test_every_list_a_plan_gives_its_steps_is_registered_as_a_list(
+    loader_count,
+):
+  # With one loader too: published as `[250]`, not as `250`, which an
+  # index guessing types would take for a number (publishable.List).
+  lists = {
+      name
+      for name, value in PlanMetadata(loader_count)
+      if isinstance(value, (list, tuple))
+  }
+  assert {'scylla_loader_rates', 'scylla_loader_key_ranges'} <= lists
+  assert not {
+      name for name in lists if reference.KeyOf(name).type != reference.LIST
+  }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,7 +340,7 @@ def test_flags_and_known_names_pass():
 def test_every_registered_key_is_published_by_the_code():
   """A key the code no longer names is not left in the reference."""
   uses = list(SourceUses(FlagNames()))
-  plan_keys = set(PlanKeys())
+  plan_keys = {name for name, _ in PlanMetadata()}
   unused = [
       key.name
       for key in reference.KEYS

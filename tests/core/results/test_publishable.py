@@ -14,6 +14,8 @@
 
 """Published values stay bounded whatever the loader count."""
 
+import pytest
+
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.results import loader_checks
@@ -46,10 +48,27 @@ def _Published(rows):
 
 
 def test_short_lists_are_whole():
-  assert publishable.List(['1..500', '501..1000']) == '1..500,501..1000'
-  assert publishable.List([0] * publishable.MAX_LIST_ITEMS) == ','.join(
-      ['0'] * publishable.MAX_LIST_ITEMS
+  assert publishable.List(['1..500', '501..1000']) == '[1..500,501..1000]'
+  assert publishable.List([0] * publishable.MAX_LIST_ITEMS) == (
+      '[' + ','.join(['0'] * publishable.MAX_LIST_ITEMS) + ']'
   )
+
+
+@pytest.mark.parametrize(
+    'loader_count, rates, ranges',
+    [(1, '[0]', '[1..100]'), (2, '[0,0]', '[1..100,101..200]')],
+)
+def test_a_loader_list_has_one_form_whatever_the_loader_count(
+    loader_count, rates, ranges
+):
+  # One loader's `0` alone would be a number to an index that guesses types
+  # from the first value it sees, and the next run's `0,0` refused.
+  step = _Populate(loader_count)
+  outcome = outcomes.StepOutcome(step, outcomes.STATUS_FAILED, 0.0, 1.0)
+  (status,) = sample_rows.OutcomeRows(outcome, run_contexts.ScyllaZ3())
+  (published,) = _Published([status])
+  assert published['scylla_loader_rates'] == rates
+  assert published['scylla_loader_key_ranges'] == ranges
 
 
 def test_a_loader_list_of_a_large_run_is_summed_up():
@@ -62,10 +81,10 @@ def test_a_loader_list_of_a_large_run_is_summed_up():
   (status,) = sample_rows.OutcomeRows(outcome, run_contexts.ScyllaZ3())
   (published,) = _Published([status])
   assert published['scylla_loader_key_ranges'] == (
-      f'{ranges[0]},{ranges[1]},...,{ranges[-1]} ({LOADERS} values)'
+      f'[{ranges[0]},{ranges[1]},...,{ranges[-1]}] ({LOADERS} values)'
   )
-  assert published['scylla_loader_key_ranges'].startswith('1..100,101..200,')
-  assert published['scylla_loader_rates'] == f'0,0,...,0 ({LOADERS} values)'
+  assert published['scylla_loader_key_ranges'].startswith('[1..100,101..200,')
+  assert published['scylla_loader_rates'] == f'[0,0,...,0] ({LOADERS} values)'
 
 
 def test_an_error_naming_every_loader_is_cut_after_whole_problems():

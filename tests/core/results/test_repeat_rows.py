@@ -112,7 +112,7 @@ def test_each_figure_is_averaged_over_the_repeats(step_rows):
     assert metadata['scylla_step'] == 'read_small', row.metric
     assert metadata['scylla_repeat'] == 0
     assert metadata['scylla_repeats'] == 3
-    assert metadata['scylla_repeats_aggregated'] == '1,2,3'
+    assert metadata['scylla_repeats_aggregated'] == '[1,2,3]'
     assert metadata['scylla_op'] == 'READ'
     assert metadata['scylla_cluster'] == 'cluster-a'
     assert metadata['scylla_ci_covers'] == 'within_cluster'
@@ -162,7 +162,7 @@ def test_a_failed_repeat_is_left_out(step_rows):
   rows += sample_rows.OutcomeRows(failed, context)
   (rate,) = sample_rows.RepeatRows(rows)[:1]
   assert rate.metric == 'op_rate'
-  assert rate.metadata['scylla_repeats_aggregated'] == '1,3'
+  assert rate.metadata['scylla_repeats_aggregated'] == '[1,3]'
   assert rate.metadata['scylla_ci_units'] == 2
   values = [r.value for r in Find(rows, 'op_rate', step='read_small')]
   assert rate.value == pytest.approx(math.sqrt(values[0] * values[1]))
@@ -179,7 +179,7 @@ def test_figures_of_failed_steps_are_left_out(step_rows):
   )
   rows.append(sample_rows.SampleRow('phase_status', 0, '', status.metadata))
   rate = Find(sample_rows.RepeatRows(rows), 'op_rate')[0]
-  assert rate.metadata['scylla_repeats_aggregated'] == '1,2'
+  assert rate.metadata['scylla_repeats_aggregated'] == '[1,2]'
 
 
 def test_one_repeat_gives_no_aggregate(step_rows):
@@ -201,8 +201,8 @@ def test_clusters_are_aggregated_apart(step_rows):
       'cluster-b',
   ]
   assert [r.metadata['scylla_repeats_aggregated'] for r in rates] == [
-      '1,2,3',
-      '2,3',
+      '[1,2,3]',
+      '[2,3]',
   ]
 
 

@@ -59,7 +59,7 @@ def test_labels_are_typed_back(testdata):
   assert metadata['scylla_loader_saturated'] is False
   assert metadata['scylla_price_usd_per_hour'] == 0.1
   assert metadata['scylla_key_range'] == '1..400000'
-  assert metadata['scylla_loader_rates'] == '0,0'
+  assert metadata['scylla_loader_rates'] == [0, 0]
   assert metadata['scylla_version'] == '5.0.2'
 
 

@@ -222,7 +222,7 @@ def test_every_metadata_key_is_prefixed():
   assert metadata['scylla_irq_cpus'] == '0,44'
   assert metadata['scylla_cpuset'] == '1-43'
   # Lists of the plan's metadata become strings every publisher stores.
-  assert metadata['scylla_loader_key_ranges'] == '1..500,501..1000'
+  assert metadata['scylla_loader_key_ranges'] == '[1..500,501..1000]'
 
 
 def test_step_metadata_describes_the_run():
