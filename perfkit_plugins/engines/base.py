@@ -90,6 +90,10 @@ class Engine(abc.ABC):
   def NodetoolCommand(self, *args):
     """The node's nodetool command line with these arguments."""
 
+  def MetricsUrl(self, vm):
+    """The node's metrics page (Prometheus text), or None: it serves none."""
+    del vm  # Only ScyllaDB's nodes serve one (ScyllaEngine.MetricsUrl).
+
   @abc.abstractmethod
   def NodeStates(self, vm):
     """The ring as this node sees it: list[node_status.NodeState]."""

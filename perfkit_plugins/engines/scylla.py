@@ -52,6 +52,9 @@ PACKAGE = 'scylla_server'
 # The server's journal, written into the VM's temp directory for pulling.
 JOURNAL_NAME = 'scylla-server.log'
 API = 'http://127.0.0.1:10000'
+# ScyllaDB's Prometheus page: its default port, on prometheus_address, which
+# the benchmark leaves to its default, the node's listen_address.
+PROMETHEUS_PORT = 9180
 APT_KEYRING = '/etc/apt/keyrings/scylladb.gpg'
 APT_LIST = '/etc/apt/sources.list.d/scylla.list'
 APT_PREFERENCES = '/etc/apt/preferences.d/scylla.pref'
@@ -555,6 +558,12 @@ class ScyllaEngine(base.Engine):
 
   def NodetoolCommand(self, *args):
     return shlex.join(['nodetool', *args])
+
+  def MetricsUrl(self, vm):
+    host = vm.internal_ip
+    if ':' in host:
+      host = f'[{host}]'
+    return f'http://{host}:{PROMETHEUS_PORT}/metrics'
 
   def Clean(self, vm):
     """Removes the data this run wrote; with local SSDs also the array."""

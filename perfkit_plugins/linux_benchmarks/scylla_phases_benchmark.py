@@ -43,6 +43,7 @@ from perfkit_plugins.operations import quiet_units
 from perfkit_plugins.operations import run_context
 from perfkit_plugins.operations import run_files
 from perfkit_plugins.operations import run_sequence
+from perfkit_plugins.operations import server_sampling
 from perfkit_plugins.operations import vm_clocks
 from perfkit_plugins.shell import package_settings
 from perfkit_plugins.shell import prerequisites
@@ -188,22 +189,22 @@ def _MeasureClockOffsets(env):
   return {name: offset.offset_s for name, offset in measured.items()}
 
 
-def _InstallServer(engine, vm):
-  """Installs python3 (the bring-up's CQL probe runs it) and the database.
+def _InstallServer(env, vm):
+  """Installs python3 (the bring-up's CQL probe runs it), the database and
+  the script that samples the server during each stress step.
 
   PKB installs python3 only on VMs that run its RobustRemoteCommand (the
   loaders); a server image without it would fail every probe until the
   bring-up timeout.
   """
   vm.Install('python')
-  engine.Install(vm)
+  env.engine.Install(vm)
+  server_sampling.PushScript(vm, env.install_dir)
 
 
 def _PrepareServers(env):
   """Installs, configures and starts the database on every server."""
-  env.run_threaded(
-      functools.partial(_InstallServer, env.engine), list(env.servers)
-  )
+  env.run_threaded(functools.partial(_InstallServer, env), list(env.servers))
   logging.info('scylla_phases PREPARE: configuring the servers')
   cluster.Configure(env)
   logging.info('scylla_phases PREPARE: starting the servers')
@@ -309,7 +310,8 @@ def Cleanup(benchmark_spec):
   """Stops what runs on every machine and removes the data the run wrote.
 
   Pulls the servers' logs, stops the database and removes its data on every
-  server, and kills what is left of cassandra-stress on every loader. Each
+  server, kills what is left of cassandra-stress on every loader, and stops
+  any server sampler still running (an interrupted step's). Each
   machine's outcome goes to scylla_phases/CLEANUP_FILE; a machine that
   cannot be reached is reported there and fails the stage, after the
   others were cleaned. Runs once per spec: when it raises, pkb.py's error
@@ -329,6 +331,7 @@ def Cleanup(benchmark_spec):
       'loaders': phase_runner.StopLoaders(
           env.loaders, env.remote_dir, env.run_threaded
       ),
+      'samplers': server_sampling.StopAll(env),
   }
   run_files.WriteJson(os.path.join(env.output_dir, CLEANUP_FILE), outcomes)
   failed = _CleanupFailures(outcomes)

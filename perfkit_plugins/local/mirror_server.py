@@ -230,8 +230,10 @@ def Start(sock, directory, output=subprocess.DEVNULL, clients=(), **kwargs):
 def Main(argv):
   if len(argv) < 2 or not argv[0].isdigit():
     print(
-        'usage: python -I -m perfkit_plugins.local.mirror_server FD DIRECTORY'
-        ' [CLIENT...]',
+        (
+            'usage: python -I -m perfkit_plugins.local.mirror_server FD'
+            ' DIRECTORY [CLIENT...]'
+        ),
         file=sys.stderr,
     )
     return 2

@@ -223,7 +223,7 @@ def CreateSchema(step, env, local_dir):
     # Recorded in the step's record; what the command printed is pulled.
     error = f'{type(e).__name__}: {remote_errors.Summary(e)}'
   local = os.path.join(local_dir, posixpath.basename(run.stdout_path))
-  pulled, missing = _PullAll(
+  pulled, missing = PullAll(
       vm, local_dir, {loader_files.STDOUT: run.stdout_path}
   )
   if error:
@@ -600,7 +600,7 @@ def ProgressMessage(step, elapsed_s, rates):
   )
 
 
-def _PullAll(vm, local_dir, paths):
+def PullAll(vm, local_dir, paths):
   """Pulls {kind: remote path}; returns ({kind: local}, {kind: reason})."""
   pulled, missing = {}, {}
   for kind, remote in paths.items():
@@ -729,7 +729,7 @@ def RunStressStep(
       _Call,
       [
           (
-              (functools.partial(_PullAll, running.Vm(r), local_dir, r.paths),),
+              (functools.partial(PullAll, running.Vm(r), local_dir, r.paths),),
               {},
           )
           for r in step.runs

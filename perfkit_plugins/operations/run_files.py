@@ -53,7 +53,7 @@ def ReadText(path):
     return f.read()
 
 
-def LoadStepResult(step, record, settings):
+def LoadStepResult(step, record, settings, servers=()):
   """Reads a stress step's pulled files and computes its results.
 
   HDR logs are read as open files, line by line, so long logs of many
@@ -64,6 +64,8 @@ def LoadStepResult(step, record, settings):
     record: its loader_files.StepRecord (where each loader's files are).
     settings: core.config.settings.Settings (HDR interval, saturation
       guard).
+    servers: server_evidence.ServerOutput of each server sampled
+      (server_sampling.Outputs).
 
   Returns:
     step_results.StepResult.
@@ -89,4 +91,4 @@ def LoadStepResult(step, record, settings):
           cpu=ReadText(files.get(loader_files.CPU)),
           jvm=ReadText(files.get(loader_files.JVM)),
       )
-    return step_results.ResultOfStep(step, record, outputs, settings)
+    return step_results.ResultOfStep(step, record, outputs, settings, servers)

@@ -30,6 +30,7 @@ from perfkit_plugins.operations import compaction_poller
 from perfkit_plugins.operations import phase_runner
 from perfkit_plugins.operations import remote_errors
 from perfkit_plugins.operations import run_files
+from perfkit_plugins.operations import server_sampling
 
 
 def _NoNotification(event, step, outcome=None):
@@ -64,26 +65,38 @@ STEPS_DIR = 'steps'
 # loader's start and end on the controller's clock, clock offset, exit
 # code, files), so the published times can be checked against the outputs.
 RECORD_FILE = 'loaders.json'
+# Beside it: each server's sampling of the step (server_sampling.ServerFiles:
+# its clock offset, the files pulled and why any is missing).
+SERVERS_FILE = 'servers.json'
 
 
 def _RunStress(step, env, loads):
   """Runs a stress step, keeps its loaders' record and loads its result.
 
-  The record (loaders.json) is written also when pkb.py is interrupted, so
-  what the loaders did is in the run directory whatever happens next.
+  Every server is sampled while it runs (server_sampling), and the
+  samplers are stopped and pulled whatever happens. The record
+  (loaders.json) is written also when pkb.py is interrupted, so what the
+  loaders did is in the run directory whatever happens next.
 
   Returns:
     (status, step_results.StepResult).
   """
   step_dir = env.Dir(STEPS_DIR, step.name)
+  sampling = server_sampling.Sampling(env, step.name)
+  sampling.Start()
   try:
     record = phase_runner.RunStressStep(step, env, step_dir)
   except phase_runner.StepInterrupted as e:
     run_files.WriteJson(os.path.join(step_dir, RECORD_FILE), e.record)
     raise
+  finally:
+    servers = sampling.StopAndPull(step_dir)
+    run_files.WriteJson(os.path.join(step_dir, SERVERS_FILE), servers)
   run_files.WriteJson(os.path.join(step_dir, RECORD_FILE), record)
   loads.Add(step, record)
-  result = run_files.LoadStepResult(step, record, env.settings)
+  result = run_files.LoadStepResult(
+      step, record, env.settings, server_sampling.Outputs(servers)
+  )
   return result.status, result
 
 

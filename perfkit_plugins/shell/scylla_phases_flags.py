@@ -580,6 +580,12 @@ STEP_GRACE_S = _Define(
     _DEFAULTS.step_grace_s,
     "Seconds after a timed step's length at which its loaders are stopped.",
 )
+SAMPLE_SERVERS = _Define(
+    flags.DEFINE_boolean,
+    'scylla_sample_servers',
+    _DEFAULTS.sample_servers,
+    "Sample each server's CPU, disk, network and metrics during every step.",
+)
 
 # Prices.
 
@@ -690,6 +696,7 @@ GROUPS = {
         QUIESCE_TIMEOUT_S,
         HDR_INTERVAL_S,
         STEP_GRACE_S,
+        SAMPLE_SERVERS,
     ),
     'cost': (
         SERVER_PRICE_PER_HOUR,

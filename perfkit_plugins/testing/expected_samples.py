@@ -45,6 +45,39 @@ STRESS_METRICS = frozenset({
     'loader_end_skew',
     'phase_status',
 })
+# What a stress step publishes of its servers when they were sampled: per
+# step, then per server (its host's figures).
+SERVER_METRICS = frozenset({
+    'server_busy_max',
+    'server_disk_busy_max',
+    'server_cpu_busy',
+    'server_cpu_busy_series',
+    'server_disk_read',
+    'server_disk_write',
+    'server_disk_busy',
+    'server_net_received',
+    'server_net_sent',
+    'server_compactions_pending_end',
+})
+# And per ScyllaDB server, from its metrics page.
+SCYLLA_SERVER_METRICS = frozenset({
+    'server_reactor_busiest',
+    'server_cql_requests',
+    'server_cache_row_hits',
+    'server_cache_partition_hits',
+    'server_io_read',
+    'server_io_write',
+    'server_io_queue_delay',
+    'server_compaction_backlog',
+    'server_compactions_running',
+    'server_pending_compactions',
+    'server_foreground_writes',
+    'server_background_writes',
+    'server_foreground_reads',
+    'server_throttled_writes',
+    'server_queued_reads',
+    'server_timeouts',
+})
 # A quiesce step (the first one adds populate_time, time_to_compact and
 # total_time_to_quiesce; a flush quiesce time_to_compact).
 COMPACTION_METRICS = frozenset({

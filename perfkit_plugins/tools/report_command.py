@@ -253,9 +253,8 @@ def _Parser():
       type=_Positive(int),
       help=(
           'with --assume_cv: the figures the report will compare, each'
-          ' planned at 5%% / FIGURES (default: %d, those of a run of the'
-          ' default phases)'
-          % ab_plan.DEFAULT_FIGURES
+          f' planned at 5%% / FIGURES (default: {ab_plan.DEFAULT_FIGURES},'
+          ' those of a run of the default phases)'
       ),
   )
   plan.add_argument(

@@ -140,49 +140,103 @@ def _InPhase(run, series, phase):
   return [s for s in series if s.step in steps]
 
 
-def PlotPhaseSeries(runs, phase, path):
-  """Throughput and p99 over time of one phase, for every run.
+def _BusiestShards(run, phase):
+  """(step, busy %, window start ms, window end ms) of ScyllaDB's steps.
 
-  Time is seconds since the phase's first interval in each run.
+  The busiest shard of any server over each step's window (server_busy_max
+  of ScyllaDB), the window from the step's op_rate sample.
+  """
+  windows = {}
+  for r in _InPhase(run, run.Find('op_rate'), phase):
+    start = r.metadata.get(results_tables.WINDOW_START_KEY)
+    end = r.metadata.get(results_tables.WINDOW_END_KEY)
+    if start is not None and end is not None:
+      windows.setdefault(r.step, (1000 * float(start), 1000 * float(end)))
+  return [
+      (r.step, r.value, *windows[r.step])
+      for r in _InPhase(run, run.Find('server_busy_max'), phase)
+      if r.step in windows
+      and r.metadata.get('scylla_server_busy_of') == 'busiest shard'
+  ]
+
+
+def PlotPhaseSeries(runs, phase, path):
+  """Throughput, p99 and the servers' load over time of one phase.
+
+  Time is seconds since the phase's first interval in each run. Under the
+  loaders' figures, each server's CPU busy share (its sampler's, every few
+  seconds) and, for ScyllaDB, whose reactors poll and keep the CPU busy,
+  the busiest shard's share over each step's window (a dashed segment).
 
   Returns:
     path.
   """
   pyplot = _Pyplot()
-  figure, (rate_axes, p99_axes) = pyplot.subplots(
-      2, 1, figsize=FIGURE_SIZE_IN, sharex=True
+  figure, (rate_axes, p99_axes, server_axes) = pyplot.subplots(
+      3, 1, figsize=FIGURE_SIZE_IN, sharex=True
   )
-  colours = {rate_axes: _Colours(), p99_axes: _Colours()}
+  colours = {
+      rate_axes: _Colours(),
+      p99_axes: _Colours(),
+      server_axes: _Colours(),
+  }
+  labelled = set()
   for i, run in enumerate(runs):
     style, _ = RunStyle(i)
     rates = _InPhase(run, results_tables.SeriesOf(run, 'op_rate_series'), phase)
     p99s = _InPhase(
         run, results_tables.SeriesOf(run, 'latency_p99_series'), phase
     )
+    servers = _InPhase(
+        run, results_tables.SeriesOf(run, 'server_cpu_busy_series'), phase
+    )
     start = min((s.start_ms for s in rates + p99s), default=0)
     prefix = f'[{i + 1}] '
     repeated = run.Repeats() > 1
-    for axes, series in ((rate_axes, rates), (p99_axes, p99s)):
+    for axes, series in (
+        (rate_axes, rates),
+        (p99_axes, p99s),
+        (server_axes, servers),
+    ):
       for s in series:
         offset = (s.start_ms - start) / 1000
-        what = f'{s.step} {s.op}' + (f' {s.kind}' if axes is p99_axes else '')
-        if repeated and s.repeat:
-          what += f' r{s.repeat}'
+        if axes is server_axes:
+          what = f'{s.server} CPU'
+        else:
+          what = f'{s.step} {s.op}' + (f' {s.kind}' if axes is p99_axes else '')
+          if repeated and s.repeat:
+            what += f' r{s.repeat}'
+        label = f'{prefix}{what}'
         axes.plot(
             [t + offset for t in s.times_s],
             s.values,
             linestyle=style,
             color=colours[axes](what),
-            label=f'{prefix}{what}',
+            # A server's series of every step: one legend entry.
+            label=None if label in labelled else label,
         )
+        labelled.add(label)
+    for _, busy, first_ms, last_ms in _BusiestShards(run, phase):
+      label = f'{prefix}busiest shard'
+      server_axes.hlines(
+          busy,
+          (first_ms - start) / 1000,
+          (last_ms - start) / 1000,
+          linestyles='dashed',
+          color='black',
+          label=None if label in labelled else label,
+      )
+      labelled.add(label)
   rate_axes.set_ylabel('op/s')
   p99_axes.set_ylabel('p99 latency (ms)')
-  p99_axes.set_xlabel(f'seconds since the start of {phase}')
-  for axes in (rate_axes, p99_axes):
+  server_axes.set_ylabel('server busy %')
+  server_axes.set_ylim(0, 105)
+  server_axes.set_xlabel(f'seconds since the start of {phase}')
+  for axes in (rate_axes, p99_axes, server_axes):
     axes.grid(True, alpha=0.3)
     if axes.get_legend_handles_labels()[0]:
       axes.legend(fontsize='small', loc='best')
-  figure.suptitle(f'{phase}: throughput and p99 latency over time')
+  figure.suptitle(f'{phase}: throughput, p99 latency and server load over time')
   _Caption(figure, runs)
   return _Save(figure, path)
 

@@ -173,7 +173,9 @@ def Server(index, busy_polls=0, pending_forever=False):
 
 
 def Servers(**kwargs):
-  return [Server(0, busy_polls=2)] + [Server(i, **kwargs) for i in (1, 2)]
+  # server-0's first busy answer goes to populate's end (its evidence), the
+  # next two to the quiesce step's polls.
+  return [Server(0, busy_polls=3)] + [Server(i, **kwargs) for i in (1, 2)]
 
 
 @pytest.fixture
@@ -283,7 +285,7 @@ def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
       assert vm.commands.count(command) == 1
     if step.runs:
       assert sorted(os.listdir(steps_dir / step.name)) == sorted(
-          [run_sequence.RECORD_FILE]
+          [run_sequence.RECORD_FILE, run_sequence.SERVERS_FILE]
           + [
               posixpath.basename(path)
               for run in step.runs
@@ -310,6 +312,10 @@ def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
   assert quiesce.populate_time_s == pytest.approx(window[1] - window[0])
   # server-0 reported work at the first two polls; settled at the third.
   assert quiesce.polls == 3
+  # Populate left server-0 compacting, as its evidence says.
+  populate = outcomes[0].result
+  assert populate.servers[0].compactions.pending > 0
+  assert populate.servers[1].compactions.pending == 0
   assert quiesce.busy_until_s is not None
   # The REST history holds system keyspaces only: nothing of keyspace1.
   assert (quiesce.compactions, quiesce.time_to_compact_s) == (0, 0)
@@ -330,7 +336,10 @@ def test_whole_run(tmp_path, quiesce_calls, make_loaders, stress_output):
           'time_to_compact'
       }
     else:
-      assert metrics == expected_samples.STRESS_METRICS, name
+      # The servers answer for their compactions, not for a sampler.
+      assert metrics == expected_samples.STRESS_METRICS | {
+          'server_compactions_pending_end'
+      }, name
     status = StatusOf(rows)
     assert (status.value, status.metadata['scylla_status']) == (1, 'ok')
     assert {row.metadata['scylla_step'] for row in rows} == {name}
@@ -461,10 +470,10 @@ def test_missing_hdr_file(tmp_path, make_loaders, stress_output):
   error = outcomes[-1].error
   assert f'loader 1 (loader1): HDR log {hdr_path} missing' in error
   assert 'no such file' in error
-  # Four loaders' files but the missing HDR log, and the step's record.
+  # Four loaders' files but the missing HDR log, and the step's records.
   assert (
       len(os.listdir(tmp_path / run_sequence.STEPS_DIR / 'mixed'))
-      == 4 * len(loader_files.FILE_KINDS) - 1 + 1
+      == 4 * len(loader_files.FILE_KINDS) - 1 + 2
   )
   status = StatusOf(Rows(outcomes[-1]))
   assert (status.value, status.metadata['scylla_status']) == (0, 'failed')
@@ -491,10 +500,15 @@ def test_quiesce_times_out(tmp_path, make_loaders, stress_output):
   # The wait gave up at the first poll after 30 s (three clock readings,
   # i.e. three seconds, per poll).
   assert 30 <= quiesce.result.wait_s < 33
-  assert quiesce.result.polls == len(
-      servers[1].CommandsMatching(
-          re.escape(compactions.SCYLLA_PENDING_TASKS_PATH)
+  # One more question at populate's end (its servers' evidence).
+  assert (
+      quiesce.result.polls
+      == len(
+          servers[1].CommandsMatching(
+              re.escape(compactions.SCYLLA_PENDING_TASKS_PATH)
+          )
       )
+      - 1
   )
   assert quiesce.result.polls > 1
   assert quiesce.error == ''
@@ -550,7 +564,12 @@ def test_unreachable_server_during_quiesce(
   polls = servers[1].CommandsMatching(
       re.escape(compactions.SCYLLA_COMPACTIONS_PATH)
   )
-  assert len(polls) == 3
+  # Three polls, after one question at populate's end (its evidence; the
+  # step still stood).
+  assert len(polls) == 1 + 3
+  populate = outcomes[0].result
+  assert populate.servers[1].compactions is None
+  assert populate.servers[1].problems[-1].startswith('compactions unknown: ')
   # Every poll made is kept.
   kept = (
       tmp_path

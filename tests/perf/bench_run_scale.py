@@ -158,7 +158,7 @@ def _MeasureOne(loaders, hours, latency_s):
   load_step_result = run_files.LoadStepResult
   with tempfile.TemporaryDirectory() as run_dir, mock.patch.multiple(
       phase_runner,
-      _PullAll=timer.Wrap('pull', phase_runner._PullAll),  # pylint: disable=protected-access
+      PullAll=timer.Wrap('pull', phase_runner.PullAll),
       LoaderCommand=LoaderCommand,
   ), mock.patch.object(
       histograms,

@@ -69,6 +69,7 @@ from perfkit_plugins.shell import samples as samples_lib
 from perfkit_plugins.shell import run_settings
 from perfkit_plugins.shell import step_signals
 from perfkit_plugins.testing import fake_runs
+from perfkit_plugins.testing import server_outputs
 
 # pylint: enable=g-import-not-at-top,wrong-import-position,g-bad-import-order
 
@@ -142,8 +143,13 @@ def spec(parsed_flags, run_dir, testdata, serve_stress_outputs):
   """PKB's BenchmarkSpec of a decoded config, with fake VMs in its groups."""
   del run_dir
   benchmark_spec = fake_runs.BenchmarkSpec(bm, parsed_flags, testdata)
-  serve_stress_outputs(
-      benchmark_spec.vm_groups['loaders'], Plan(benchmark_spec)
+  loaders = benchmark_spec.vm_groups['loaders']
+  serve_stress_outputs(loaders, Plan(benchmark_spec))
+  server_outputs.Serve(
+      benchmark_spec.vm_groups['servers'],
+      loaders,
+      Plan(benchmark_spec),
+      testdata,
   )
   return benchmark_spec
 
@@ -250,7 +256,11 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
     elif name == 'schema':
       assert Metrics(step_samples) == {'phase_status'}
     else:
-      assert Metrics(step_samples) == expected_samples.STRESS_METRICS
+      assert Metrics(step_samples) == (
+          expected_samples.STRESS_METRICS
+          | expected_samples.SERVER_METRICS
+          | expected_samples.SCYLLA_SERVER_METRICS
+      )
   # The cluster the samples describe, read back from the servers.
   op_rate = [s for s in by_step['populate'] if s.metric == 'op_rate'][0]
   assert op_rate.metadata['scylla_version'] == fake_runs.VERSION
@@ -289,7 +299,11 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
   assert Kinds('reads_during_writes', 'WRITE') == ['rt', 'st']
   assert Kinds('reads_during_writes', 'READ') == ['st']
   # Time series as PKB makes them: values, timestamps (ms) and interval.
-  series = [s for s in samples if s.metric.endswith('_series')]
+  series = [
+      s
+      for s in samples
+      if s.metric.endswith('_series') and not s.metric.startswith('server_')
+  ]
   assert len(series) == sum(
       1 + len(Kinds(name, op)) for name in by_step for op in Ops(name)
   )
@@ -312,6 +326,28 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
         window[0] - first_s,
     )
 
+  # Each server's CPU over each stress step, a sample every 5 s or so.
+  cpu_series = [s for s in samples if s.metric == 'server_cpu_busy_series']
+  assert len(cpu_series) == 3 * len(
+      [name for name in by_step if 'op_rate' in Metrics(by_step[name])]
+  )
+  for s in cpu_series:
+    assert s.metadata[sample.INTERVAL] == pytest.approx(5)
+    assert all(0 <= v <= 100 for v in s.metadata[sample.VALUES])
+  # Where each step's limit was: the fake servers' busiest shard is 93%
+  # busy (testing/server_outputs.py).
+  limits = {
+      s.metadata['scylla_step']: s.metadata['scylla_limit']
+      for s in samples
+      if s.metric == 'op_rate'
+  }
+  assert set(limits.values()) == {'servers'}, limits
+  busiest = [s for s in samples if s.metric == 'server_busy_max']
+  assert [s.value for s in busiest] == pytest.approx([93.0] * len(limits))
+  assert {s.metadata['scylla_server_busy_of'] for s in busiest} == {
+      'busiest shard'
+  }
+
   # Observers heard every step once, in order; PKB's tracer too.
   names = [name for _, name in STEPS]
   assert [r[2] for r in recorded.started] == names
@@ -333,7 +369,11 @@ def test_run_publishes_every_step(spec, run_dir, tmp_path):
     if step.kind == 'stress':
       files = set(os.listdir(steps_dir / step.name))
       assert run_sequence.RECORD_FILE in files
-      assert len(files) == len(loader_files.FILE_KINDS) * len(step.runs) + 1
+      assert run_sequence.SERVERS_FILE in files
+      # Each loader's files, and each server's host file and scrapes.
+      assert len(files) == len(loader_files.FILE_KINDS) * len(
+          step.runs
+      ) + 2 + 2 * len(spec.vm_groups['servers'])
       record = json.loads(
           (steps_dir / step.name / run_sequence.RECORD_FILE).read_text()
       )
@@ -461,8 +501,11 @@ def CheckCleanup(benchmark_spec, run_dir):
       run_settings.SettingsFromConfig(benchmark_spec.config), vm_util.VM_TMP_DIR
   )
   for vm in benchmark_spec.vm_groups['servers']:
+    # After each stress step's samples (server_sampling), its logs.
     pulled = [remote for _, remote in vm.pulled]
-    assert pulled == engine.LogPaths()
+    logs = engine.LogPaths()
+    assert pulled[-len(logs) :] == logs
+    assert all('.server' in remote for remote in pulled[: -len(logs)])
     assert vm.CommandsMatching(r'journalctl -u scylla-server')
     assert vm.CommandsMatching(r'systemctl stop scylla-server')
     # Only from a data directory this run (--run_uri) claimed.
@@ -478,6 +521,7 @@ def CheckCleanup(benchmark_spec, run_dir):
   report = json.loads((run_dir / 'scylla_phases' / bm.CLEANUP_FILE).read_text())
   assert set(report['servers'].values()) == {''}
   assert set(report['loaders'].values()) == {'0 run(s) stopped'}
+  assert set(report['samplers'].values()) == {'0 sampler(s) stopped'}
 
 
 def FailLoader(benchmark_spec, step_name, index):
@@ -564,9 +608,10 @@ def test_failed_step_publishes_what_was_measured_and_fails_the_run(
   )
   assert 'loader 1 (loader-1): command failed' in error
   assert [r[2:] for r in recorded.finished][-1] == ('read_medium', 'failed')
-  # The failed step's files of the other loaders were pulled all the same.
+  # The failed step's files of the other loaders were pulled all the same,
+  # and the servers' samples of it.
   step_dir = run_dir / 'scylla_phases' / 'steps' / 'read_medium'
-  assert len(os.listdir(step_dir)) == len(loader_files.FILE_KINDS) * 3 + 1
+  assert len(os.listdir(step_dir)) == len(loader_files.FILE_KINDS) * 3 + 2 + 6
   failed = json.loads((step_dir / run_sequence.RECORD_FILE).read_text())
   assert 'command failed' in failed['loaders'][1]['error']
   # Every step's whole error and plan lists, beside the bounded samples.

@@ -186,11 +186,73 @@ def _CheckRawOutputs(run_dir, samples):
   ]
   ranges = [
       tuple(map(int, r.split('..')))
-      for r in populate['labels']['scylla_loader_key_ranges'].split(',')
+      for r in (
+          populate['labels']['scylla_loader_key_ranges'].strip('[]').split(',')
+      )
   ]
   keys = [k for first, last in ranges for k in range(first, last + 1)]
   assert sorted(keys) == list(range(1, NUM_KEYS + 1))
   assert populate['value'] == NUM_KEYS
+
+
+def _CpuShares(path):
+  """Busy share of each interval between a host file's /proc/stat lines."""
+  jiffies = []
+  for line in path.read_text().splitlines():
+    words = line.split()
+    if len(words) > 9 and words[1] == 'cpu':
+      counted = [int(w) for w in words[2:10]]
+      # user nice system idle iowait irq softirq steal: idle and iowait
+      # are not busy.
+      jiffies.append((sum(counted), sum(counted) - counted[3] - counted[4]))
+  return [
+      100 * (busy - busy0) / (total - total0)
+      for (total0, busy0), (total, busy) in zip(jiffies, jiffies[1:])
+      if total > total0
+  ]
+
+
+def _CheckServerEvidence(run_dir, samples):
+  """Each server's load of each stress step, and where its limit was.
+
+  The published CPU share of a server lies within the busy shares of its
+  own samples' intervals (read here from the pulled host file), and every
+  stress sample says where the step's limit was.
+  """
+  steps_dir = run_dir / 'scylla_phases' / 'steps'
+  steps = _ByStep(samples)
+  for step in STRESS_STEPS:
+    rows = steps[step]
+    limits = {
+        s['labels']['scylla_limit']
+        for s in rows
+        if 'scylla_op' in (s['labels'])
+    }
+    assert len(limits) == 1 and limits <= {
+        'servers',
+        'disk',
+        'loaders',
+        'servers+disk',
+        'loaders+servers',
+        'loaders+disk',
+        'loaders+servers+disk',
+        'none',
+    }, (step, limits)
+    cpu = {
+        int(s['labels']['scylla_server_index']): s['value']
+        for s in rows
+        if s['metric'] == 'server_cpu_busy'
+    }
+    assert sorted(cpu) == list(range(len(testbed_lib.SERVERS))), (step, cpu)
+    for index, value in cpu.items():
+      shares = _CpuShares(steps_dir / step / f'{step}.server{index}.host')
+      assert min(shares) - 0.5 <= value <= max(shares) + 0.5, (step, index)
+    series = [s for s in rows if s['metric'] == 'server_cpu_busy_series']
+    assert len(series) == len(testbed_lib.SERVERS), step
+    received = [s for s in rows if s['metric'] == 'server_net_received']
+    assert len(received) == len(testbed_lib.SERVERS) and all(
+        s['value'] > 0 for s in received
+    ), step
 
 
 def _CheckQuiesceEnd(run_dir, samples):
@@ -298,6 +360,7 @@ def test_every_phase_on_own_machines_through_stock_pkb(bed, tmp_path):
   _CheckSamples(samples)
   _CheckLabels(samples, results_text)
   _CheckRawOutputs(run_dir, samples)
+  _CheckServerEvidence(run_dir, samples)
   _CheckQuiesceEnd(run_dir, samples)
   assert _Partitions(bed) == NUM_KEYS
   second = bed.Pkb(config, 'own1', '--run_stage=cleanup,teardown')

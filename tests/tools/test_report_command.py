@@ -27,6 +27,8 @@ import pytest
 
 from perfkit_plugins.tools import report_command
 
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 
 
@@ -303,6 +305,14 @@ def test_margin_is_a_fraction_or_a_percentage(text, value):
   assert report_command.Fraction(text) == pytest.approx(value)
 
 
+def test_help_names_every_option(capsys):
+  with pytest.raises(SystemExit) as exit_:
+    report_command.Main(['--help'])
+  assert exit_.value.code == 0
+  out = capsys.readouterr().out
+  assert '--figures FIGURES' in out and 'planned at 5% / FIGURES' in out
+
+
 @pytest.mark.parametrize(
     'argv, message',
     [
@@ -493,3 +503,27 @@ def test_the_readme_example(write_runs, tmp_path, capsys):
   assert 'Verdicts: 4 WORSE, 11 INCONCLUSIVE' in out
   for line in out.split('\nClaims\n')[1].splitlines()[:15]:
     assert line.endswith('B is worse') == line.startswith('  read_small')
+
+
+def test_an_ab_report_shows_each_steps_limit_and_server_load(tmp_path, capsys):
+  # The benchmark's own run as A, and as B a copy of it on another cluster
+  # whose busiest shard was 10 points busier.
+  a = REPO / 'tests' / 'testdata' / 'results' / 'scylla_phases_fake_run.json'
+  b = tmp_path / 'b.json'
+  lines = []
+  for line in a.read_text().splitlines():
+    sample = json.loads(line)
+    sample['run_uri'] = sample['run_uri'].replace('fakerun1', 'fakerun2')
+    sample['labels'] = sample['labels'].replace(
+        '|scylla_cluster:fakerun1', '|scylla_cluster:fakerun2'
+    )
+    if sample['metric'] == 'server_busy_max':
+      sample['value'] += 5
+    lines.append(json.dumps(sample))
+  b.write_text('\n'.join(lines) + '\n')
+  assert report_command.Main([str(a), '--vs', str(b), '--no_plots']) == 0
+  out = capsys.readouterr().out
+  servers = out.split('\nServers, A -> B')[1]
+  assert re.search(
+      r'\n  read_small +servers +servers +93 -> 98 +\S+ -> \S+ ', servers
+  ), servers

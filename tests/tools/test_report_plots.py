@@ -146,7 +146,9 @@ def test_runs_differ_by_line_style_and_steps_share_colours(
   monkeypatch.setattr(report_plots, '_Save', Keep)
   report_plots.PlotPhaseSeries(runs, 'latency', str(tmp_path / 'l.png'))
   report_plots.PlotLadder(runs, str(tmp_path / 'ladder.png'))
-  (rate_lines, p99_lines), ladder = figures
+  (rate_lines, p99_lines, server_lines), ladder = figures
+  # These runs' servers were not sampled: an empty panel.
+  assert not server_lines
   for lines in (rate_lines, p99_lines):
     by_run = {}
     for label, style, colour in lines:
@@ -161,6 +163,34 @@ def test_runs_differ_by_line_style_and_steps_share_colours(
     assert len(set(colours)) == len(colours)
   for axes_lines in ladder:
     assert [style for _, style, _ in axes_lines] == ['-', '--']
+
+
+def test_the_servers_load_is_drawn_under_the_loaders(
+    tmp_path, testdata, monkeypatch
+):
+  # The benchmark's own run: three ScyllaDB servers sampled every step.
+  run = results_tables.LoadRuns(
+      [('run', testdata('results', 'scylla_phases_fake_run.json'))]
+  )
+  figures = []
+  save = report_plots._Save  # pylint: disable=protected-access
+
+  def Keep(figure, path):
+    figures.append(figure.axes)
+    return save(figure, path)
+
+  monkeypatch.setattr(report_plots, '_Save', Keep)
+  _CheckPng(report_plots.PlotPhaseSeries(run, 'read', str(tmp_path / 'r.png')))
+  ((_, _, servers),) = figures
+  assert servers.get_ylabel() == 'server busy %'
+  labels = {line.get_label() for line in servers.lines}
+  assert {'[1] server-0 CPU', '[1] server-1 CPU', '[1] server-2 CPU'} <= (
+      labels
+  )
+  # Each of the three read steps' busiest shard, over its window.
+  segments = servers.collections
+  assert segments[0].get_label() == '[1] busiest shard'
+  assert [c.get_segments()[0][0][1] for c in segments] == [93.0] * 3
 
 
 def test_ladder_puts_steps_at_the_rate_achieved_and_marks_a_missed_one(

@@ -305,6 +305,10 @@ class Settings:
   # long after its length (a hung loader ends the step at that bound).
   hdr_interval_s: int = 10
   step_grace_s: int = 600
+  # Each server samples itself during every stress step (its CPU, data
+  # disk, network and the database's metrics page): the evidence of where
+  # a step's limit was.
+  sample_servers: bool = True
   loader_cpu_threshold: float = 95.0
   loader_saturation_action: str = 'mark'
   # The loaders' JVMs (core/stress/loader_jvm.py): collector, and fixed heap

@@ -355,9 +355,9 @@ def Measurements(runs, figure):
   """A figure's measurements in some runs: one per repeat of each run.
 
   A repeat's sample gives the value, the run's cluster, the repeat, its
-  within-run interval and its measured window, the run its start; the aggregate of the repeats
-  (scylla_repeat 0) is left out, the repeats being the units. A run that
-  published only an aggregate gives that.
+  within-run interval and its measured window, the run its start; the
+  aggregate of the repeats (scylla_repeat 0) is left out, the repeats
+  being the units. A run that published only an aggregate gives that.
 
   Args:
     runs: results_tables.Run.
@@ -678,6 +678,76 @@ def _Table(report):
   )
 
 
+# The servers' figures shown A -> B: (metric, header, how servers combine).
+_SERVER_FIGURES = (
+    ('server_busy_max', 'busiest %', max),
+    ('server_cpu_busy', 'CPU %', max),
+    ('server_disk_busy', 'disk busy %', max),
+    ('server_cql_requests', 'CQL req/s', sum),
+)
+
+
+def _ArmServers(arm, metric, step, combine):
+  """An arm's server figure of a step: the mean over its runs, or None."""
+  values = [
+      v
+      for run in arm.runs
+      if (v := results_tables.ServerFigure(run, metric, step, combine))
+      is not None
+  ]
+  return sum(values) / len(values) if values else None
+
+
+def _ArmLimit(arm, step):
+  """Where the step's limit was in an arm's runs ('servers', ...)."""
+  limits = dict.fromkeys(
+      limit
+      for run in arm.runs
+      for limit in results_tables.StepLimit(run, step).split('/')
+      if limit != '-'
+  )
+  return '/'.join(limits) or '-'
+
+
+def _ServersTable(report):
+  """Per compared step: its limit and its servers' load in A, then in B.
+
+  Beside the change in a figure, the change in what the servers did says
+  why (a busier shard, a busier disk) or that they were not the limit.
+  """
+  rows = []
+  for step in dict.fromkeys(c.figure.step for c in report.rows):
+    changes = []
+    for metric, _, combine in _SERVER_FIGURES:
+      a, b = (
+          _ArmServers(arm, metric, step, combine)
+          for arm in (report.a, report.b)
+      )
+      changes.append(
+          '-'
+          if a is None and b is None
+          else (
+              f'{results_tables.FormatNumber(a)} ->'
+              f' {results_tables.FormatNumber(b)}'
+          )
+      )
+    if set(changes) == {'-'}:
+      continue
+    rows.append(
+        (step, _ArmLimit(report.a, step), _ArmLimit(report.b, step))
+        + tuple(changes)
+    )
+  return results_tables.Table(
+      (
+          'Servers, A -> B (limit: where each step was limited; busiest: a'
+          " server's busiest shard, or its CPU; each arm's mean over its runs)"
+      ),
+      ('step', 'limit A', 'limit B')
+      + tuple(header for _, header, _ in _SERVER_FIGURES),
+      tuple(rows),
+  )
+
+
 def _Decidable(report):
   """How many rows can have a verdict (the family q adjusts across)."""
   return sum(
@@ -746,13 +816,17 @@ def _Header(report):
 
 
 def RenderComparison(report):
-  """The comparison as text: header, table, one claim per row, skipped."""
+  """The comparison as text: header, table, one claim per row, the servers'
+  load in each arm, skipped."""
   common = _CommonWarning(report.rows)
   sections = [
       _Header(report),
       results_tables.RenderTable(_Table(report)),
       'Claims\n' + '\n'.join(f'  {Claim(c, common)}' for c in report.rows),
   ]
+  servers = _ServersTable(report)
+  if servers.rows:
+    sections.append(results_tables.RenderTable(servers))
   if report.skipped:
     sections.append(
         'Not compared\n' + '\n'.join(f'  {s}' for s in report.skipped)

@@ -159,7 +159,7 @@ def HdrProblem(error, records):
 # Fields of the aggregate line that add up to the total time:
 # user nice system idle iowait irq softirq steal.
 _TIME_FIELDS = 8
-_IDLE, _IOWAIT = 3, 4
+_IDLE, _IOWAIT, _STEAL = 3, 4, 7
 _SAMPLE_LINE = re.compile(r'^(?P<time>\d+\.\d+) cpu (?P<jiffies>(?: +\d+)+)$')
 
 
@@ -175,11 +175,16 @@ class CpuSample:
     time_s: the loader's clock, epoch seconds.
     busy: jiffies spent neither idle nor in I/O wait since boot.
     total: all jiffies since boot.
+    iowait: jiffies idle with I/O outstanding since boot.
+    steal: jiffies the hypervisor gave other guests since boot (inside
+      busy: the guest could not run).
   """
 
   time_s: float
   busy: int
   total: int
+  iowait: int = 0
+  steal: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,7 +207,7 @@ class CpuUsage:
 
 
 def ParseCpuSamples(text):
-  """Parses the sample lines the loader wrote.
+  """Parses the sample lines a loader (or a server's sampler) wrote.
 
   Args:
     text: the CPU sample file.
@@ -226,6 +231,8 @@ def ParseCpuSamples(text):
             time_s=float(match.group('time')),
             busy=total - counted[_IDLE] - counted[_IOWAIT],
             total=total,
+            iowait=counted[_IOWAIT],
+            steal=counted[_STEAL],
         )
     )
   return tuple(samples)

@@ -138,6 +138,9 @@ class Section:
 
 
 _STRESS_OP = 'step and op type (`scylla_op`)'
+_SERVER = 'stress step and server (`scylla_server`), when it was sampled'
+_SERVER_DISK = _SERVER + ' and its data directory is on a disk'
+_SERVER_SCYLLA = _SERVER + ' and its ScyllaDB metrics page was read'
 _LATENCY = 'step, op type and latency kind (`scylla_latency_kind`)'
 _QUIESCE = 'quiesce and flush_quiesce step'
 
@@ -332,6 +335,201 @@ METRICS = (
         'bytes',
         _QUIESCE,
         'Bytes those compactions wrote.',
+    ),
+    Metric(
+        'server_busy_max',
+        '%',
+        "stress step, when a server's load is known",
+        (
+            "The busiest server's busy share over the step's window: its"
+            " busiest shard's (ScyllaDB's reactor) or, for another engine, its"
+            " CPU's (`scylla_server_busy_of`). The limit mark compares it with"
+            ' its threshold.'
+        ),
+    ),
+    Metric(
+        'server_disk_busy_max',
+        '%',
+        'stress step, when a data disk is sampled',
+        "The busiest data disk's share of the window with I/O in flight.",
+    ),
+    Metric(
+        'server_cpu_busy',
+        '%',
+        _SERVER,
+        (
+            "Share of all the server's CPU time busy (neither idle nor waiting"
+            ' for I/O), from /proc/stat. A ScyllaDB server polls for work, so'
+            ' it looks busy when its shards are not.'
+        ),
+    ),
+    Metric(
+        'server_disk_read',
+        'bytes/s',
+        _SERVER_DISK,
+        (
+            'Bytes read from the device that holds the data directory'
+            ' (/proc/diskstats).'
+        ),
+    ),
+    Metric(
+        'server_disk_write',
+        'bytes/s',
+        _SERVER_DISK,
+        'Bytes written to it.',
+    ),
+    Metric(
+        'server_disk_busy',
+        '%',
+        _SERVER_DISK,
+        'Share of the window the device had I/O in flight.',
+    ),
+    Metric(
+        'server_net_received',
+        'bytes/s',
+        _SERVER,
+        'Bytes received by every interface but lo (/proc/net/dev).',
+    ),
+    Metric(
+        'server_net_sent',
+        'bytes/s',
+        _SERVER,
+        'Bytes sent by them.',
+    ),
+    Metric(
+        'server_cpu_busy_series',
+        '%',
+        _SERVER,
+        (
+            'A time series of server_cpu_busy over the whole step, one value'
+            ' per sample interval (about 5 s).'
+        ),
+    ),
+    Metric(
+        'server_compactions_pending_end',
+        'compactions',
+        _SERVER + ' and the node answered',
+        (
+            'Compactions waiting on the node as the step ended (its REST'
+            ' API; nodetool compactionstats for Apache Cassandra): the'
+            ' backlog the step left, which the steps after it pay for.'
+        ),
+    ),
+    Metric(
+        'server_reactor_busiest',
+        '%',
+        _SERVER_SCYLLA,
+        (
+            "Busy share of the server's busiest shard (from"
+            ' `scylla_reactor_cpu_busy_ms`, else the'
+            ' `scylla_reactor_utilization` gauge): one saturated shard caps the'
+            ' node.'
+        ),
+    ),
+    Metric(
+        'server_cql_requests',
+        'requests/s',
+        _SERVER_SCYLLA,
+        'CQL requests served to clients (`scylla_transport_requests_served`).',
+    ),
+    Metric(
+        'server_cache_row_hits',
+        '%',
+        _SERVER_SCYLLA,
+        'Rows read that the cache held.',
+    ),
+    Metric(
+        'server_cache_partition_hits',
+        '%',
+        _SERVER_SCYLLA,
+        'Partitions read that the cache held.',
+    ),
+    Metric(
+        'server_io_read',
+        'bytes/s',
+        _SERVER_SCYLLA,
+        (
+            "Bytes ScyllaDB's I/O scheduler read, every class (queries,"
+            ' compaction).'
+        ),
+    ),
+    Metric(
+        'server_io_write',
+        'bytes/s',
+        _SERVER_SCYLLA,
+        'Bytes it wrote (commitlog, flushes, compaction).',
+    ),
+    Metric(
+        'server_io_queue_delay',
+        'ms',
+        _SERVER_SCYLLA,
+        (
+            "Mean time an I/O request waited in ScyllaDB's queue: the disk is"
+            ' the limit when it grows.'
+        ),
+    ),
+    Metric(
+        'server_compaction_backlog',
+        '',
+        _SERVER_SCYLLA,
+        (
+            "Compaction work owed (ScyllaDB's backlog, summed over shards),"
+            ' mean over the scrapes.'
+        ),
+    ),
+    Metric(
+        'server_compactions_running',
+        'compactions',
+        _SERVER_SCYLLA,
+        'Most compactions running at one scrape.',
+    ),
+    Metric(
+        'server_pending_compactions',
+        'compactions',
+        _SERVER_SCYLLA,
+        'Compactions waiting to run, mean over the scrapes.',
+    ),
+    Metric(
+        'server_foreground_writes',
+        'requests',
+        _SERVER_SCYLLA,
+        'Writes in flight that clients wait for, mean over the scrapes.',
+    ),
+    Metric(
+        'server_background_writes',
+        'requests',
+        _SERVER_SCYLLA,
+        'Writes answered but still applied on replicas, mean over the scrapes.',
+    ),
+    Metric(
+        'server_foreground_reads',
+        'requests',
+        _SERVER_SCYLLA,
+        'Reads in flight that clients wait for, mean over the scrapes.',
+    ),
+    Metric(
+        'server_throttled_writes',
+        'requests',
+        _SERVER_SCYLLA,
+        (
+            'Writes held back because background writes reached their limit,'
+            ' mean over the scrapes.'
+        ),
+    ),
+    Metric(
+        'server_queued_reads',
+        'requests',
+        _SERVER_SCYLLA,
+        (
+            'Client reads queued for a read permit (memory or disk), mean over'
+            ' the scrapes.'
+        ),
+    ),
+    Metric(
+        'server_timeouts',
+        'timeouts/s',
+        _SERVER_SCYLLA,
+        'Read and write timeouts clients saw.',
     ),
     Metric(
         'phase_status',
@@ -1461,6 +1659,112 @@ SECTIONS = (
                 when=(
                     'the benchmark built the data RAID array (local NVMe disks)'
                 ),
+            ),
+        ),
+    ),
+    Section(
+        'Servers',
+        (
+            Key(
+                'scylla_limit',
+                STR,
+                'stress samples but phase_status',
+                (
+                    "Where the step's limit was: loaders, servers, disk,"
+                    " several joined by '+', none (then the clients'"
+                    ' concurrency, the network or a fixed rate set the'
+                    ' throughput), or unknown (no evidence from the servers).'
+                ),
+            ),
+            Key(
+                'scylla_limit_evidence',
+                STR,
+                'stress samples but phase_status',
+                (
+                    "The figures scylla_limit rests on, e.g. 'busiest loader"
+                    ' CPU 62%; busiest shard 97% busy on server-1; data disk'
+                    " 40% busy on server-0'."
+                ),
+            ),
+            Key(
+                'scylla_server',
+                STR,
+                "a server's samples",
+                'The VM name of the server the sample describes.',
+            ),
+            Key(
+                'scylla_server_index',
+                INT,
+                "a server's samples",
+                "The server's index in the run's servers (0: the seed).",
+            ),
+            Key(
+                'scylla_server_unknown',
+                STR,
+                "a server's samples",
+                (
+                    "Why some of the server's figures are unknown, or were"
+                    ' taken over a wider interval than the window, separated by'
+                    " '; '."
+                ),
+                when=(
+                    'a figure of the server is unknown or its interval is wider'
+                    ' than the window'
+                ),
+            ),
+            Key(
+                'scylla_server_busy_of',
+                STR,
+                'server_busy_max',
+                (
+                    "What the busy share is of: 'busiest shard' (ScyllaDB) or"
+                    " 'CPU'."
+                ),
+            ),
+            Key(
+                'scylla_busiest_server',
+                STR,
+                'server_busy_max and server_disk_busy_max',
+                'The VM name of the server with the largest figure.',
+            ),
+            Key(
+                'scylla_cpu_iowait_pct',
+                FLOAT,
+                'server_cpu_busy',
+                (
+                    "Share of the server's CPU time idle with I/O outstanding,"
+                    ' percent.'
+                ),
+            ),
+            Key(
+                'scylla_cpu_steal_pct',
+                FLOAT,
+                'server_cpu_busy',
+                'Share the hypervisor gave to other guests, percent.',
+            ),
+            Key(
+                'scylla_compactions_running_end',
+                INT,
+                'server_compactions_pending_end',
+                'Compactions running on the node as the step ended.',
+            ),
+            Key(
+                'scylla_reactor_mean_pct',
+                FLOAT,
+                'server_reactor_busiest',
+                "Busy share of the server's shards, mean over shards, percent.",
+            ),
+            Key(
+                'scylla_reactor_min_pct',
+                FLOAT,
+                'server_reactor_busiest',
+                'Busy share of its least busy shard, percent.',
+            ),
+            Key(
+                'scylla_reactor_shards',
+                INT,
+                'server_reactor_busiest',
+                'Shards the metrics page listed.',
             ),
         ),
     ),

@@ -67,6 +67,8 @@ REPEAT_KEY = 'scylla_repeat'
 REPEATS_KEY = 'scylla_repeats'
 WARMUP_KEY = 'scylla_warmup'
 STATUS_KEY = 'scylla_status'
+SERVER_KEY = 'scylla_server'
+LIMIT_KEY = 'scylla_limit'
 WINDOW_START_KEY = 'scylla_window_start'
 WINDOW_END_KEY = 'scylla_window_end'
 # False on the samples of a step whose fixed rate was not reached.
@@ -773,11 +775,94 @@ def FailedTable(run):
   return Table('Failed steps', ('step', 'status', 'error'), rows)
 
 
+def ServerFigure(run, metric, step, combine):
+  """A server figure of a step: combine() over servers of their mean
+  over repeats; None when no server published it."""
+  by_server = {}
+  for r in run.Find(metric):
+    if r.step == step:
+      by_server.setdefault(r.metadata.get(SERVER_KEY), []).append(r.value)
+  if not by_server:
+    return None
+  return combine([sum(v) / len(v) for v in by_server.values()])
+
+
+def _Mean(values):
+  return sum(values) / len(values)
+
+
+def StepLimit(run, step):
+  """Where the step's limit was, over its repeats ('servers', 'none', ...)."""
+  limits = dict.fromkeys(
+      r.metadata.get(LIMIT_KEY)
+      for r in run.Find('op_rate')
+      if r.step == step and r.metadata.get(LIMIT_KEY)
+  )
+  return '/'.join(limits) or '-'
+
+
+def _BusiestCell(run, step):
+  """The busiest server's busy share, and of what: '93 (shard)'."""
+  rows = [r for r in run.Find('server_busy_max') if r.step == step]
+  if not rows:
+    return '-'
+  busiest = max(rows, key=lambda r: r.value)
+  of = busiest.metadata.get('scylla_server_busy_of', '')
+  return f'{FormatNumber(busiest.value)} ({of.split()[-1] if of else "?"})'
+
+
+# The Servers table's figures: (metric, header, how servers combine, scale).
+_SERVER_COLUMNS = (
+    ('server_cpu_busy', 'CPU %', max, 1),
+    ('server_disk_busy', 'disk busy %', max, 1),
+    ('server_disk_read', 'disk read MB/s', sum, 1e-6),
+    ('server_disk_write', 'disk write MB/s', sum, 1e-6),
+    ('server_net_received', 'net in MB/s', sum, 1e-6),
+    ('server_cql_requests', 'CQL req/s', sum, 1),
+    ('server_cache_row_hits', 'row hits %', _Mean, 1),
+    ('server_io_queue_delay', 'I/O queue ms', max, 1),
+    ('server_compaction_backlog', 'backlog', max, 1),
+)
+
+
+def ServersTable(run):
+  """Per stress step: where its limit was, and what the servers did.
+
+  The busiest server's busy share (its busiest shard's for ScyllaDB, else
+  its CPU's) is what the limit is judged on; the others are the busiest
+  server's CPU and data disk, the servers' disk and network throughput
+  together, and ScyllaDB's own figures (blank for another engine).
+  """
+  steps = [
+      step
+      for step in dict.fromkeys(r.step for r in run.Find('op_rate'))
+      if any(r.step == step for r in run.Find('server_cpu_busy'))
+      or StepLimit(run, step) != '-'
+  ]
+  rows = []
+  for step in steps:
+    cells = [step, StepLimit(run, step), _BusiestCell(run, step)]
+    for metric, _, combine, scale in _SERVER_COLUMNS:
+      value = ServerFigure(run, metric, step, combine)
+      cells.append(FormatNumber(None if value is None else value * scale))
+    rows.append(tuple(cells))
+  return Table(
+      (
+          "Servers (limit of each step; busiest: a server's busiest shard, or"
+          ' its CPU)'
+      ),
+      ('step', 'limit', 'busiest %')
+      + tuple(header for _, header, _, _ in _SERVER_COLUMNS),
+      tuple(rows),
+  )
+
+
 def RunTables(run):
   """Every non-empty table of one run."""
   tables = (
       ThroughputTable(run),
       LatencyTable(run),
+      ServersTable(run),
       LadderTable(run),
       QuiesceTable(run),
       FailedTable(run),
@@ -892,7 +977,8 @@ def RenderReport(runs):
 class Series:
   """One time series sample: values at seconds since its first point.
 
-  `repeat` is the repeat it belongs to (1..R); 0 in older files.
+  `repeat` is the repeat it belongs to (1..R); 0 in older files. `server`
+  is the server a server's series describes ('' for the loaders').
   """
 
   step: str
@@ -903,6 +989,7 @@ class Series:
   values: tuple[float, ...]
   start_ms: float
   repeat: int = 0
+  server: str = ''
 
 
 def SeriesOf(run, metric):
@@ -928,6 +1015,7 @@ def SeriesOf(run, metric):
             tuple(float(v) for v in values),
             start,
             r.repeat or 0,
+            str(r.metadata.get(SERVER_KEY) or ''),
         )
     )
   return series

@@ -73,6 +73,7 @@ from perfkit_plugins.core.plan import plan
 from perfkit_plugins.core.quiesce import quiesce_timing
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.core.results import publishable
+from perfkit_plugins.core.results import server_rows
 from perfkit_plugins.core.results import step_results
 
 PREFIX = 'scylla_'
@@ -368,16 +369,15 @@ def CiMetadata(interval, value):
 def _SeriesRow(metric, unit, points, value_of, interval_s, metadata):
   """A time series row of the points value_of does not map to None."""
   kept = [(p.start_s, value_of(p)) for p in points if value_of(p) is not None]
-  return SampleRow(
-      metric,
-      0,
-      unit,
-      metadata,
-      TimeSeries(
-          values=tuple(value for _, value in kept),
-          timestamps_ms=tuple(start * 1000.0 for start, _ in kept),
-          interval_s=interval_s,
-      ),
+  return SampleRow(metric, 0, unit, metadata, _Series(kept, interval_s))
+
+
+def _Series(points, interval_s):
+  """The TimeSeries of (interval start, value) points."""
+  return TimeSeries(
+      values=tuple(value for _, value in points),
+      timestamps_ms=tuple(start * 1000.0 for start, _ in points),
+      interval_s=interval_s,
   )
 
 
@@ -513,8 +513,8 @@ def StressRows(step, result, context):
 
   Returns:
     list of SampleRow: per op type its rows, then loader_cpu_max and
-    loader_stop_max (when known), loader_start_skew, loader_end_skew and
-    phase_status.
+    loader_stop_max (when known), loader_start_skew, loader_end_skew, the
+    servers' rows (server_rows) and phase_status.
   """
   base = StepMetadata(step, context)
   base.update(
@@ -537,6 +537,7 @@ def StressRows(step, result, context):
     base['scylla_rate_reached'] = (
         result.status != outcomes.STATUS_RATE_NOT_REACHED
     )
+  base.update(server_rows.LimitMetadata(result))
   rows = []
   for op_result in result.ops.values():
     rows += _OpRows(step, result, op_result, context, base)
@@ -561,8 +562,22 @@ def StressRows(step, result, context):
       )
   )
   rows.append(SampleRow('loader_end_skew', result.loader_end_skew_s, 's', base))
+  rows += [_FigureRow(f) for f in server_rows.ServerRows(result, base)]
   rows.append(StatusRow(step, context, result.status, succeeded=True))
   return rows
+
+
+def _FigureRow(figure):
+  """The SampleRow of a server_rows.Figure."""
+  if figure.points is None:
+    return SampleRow(figure.metric, figure.value, figure.unit, figure.metadata)
+  return SampleRow(
+      figure.metric,
+      0,
+      figure.unit,
+      figure.metadata,
+      _Series(figure.points, figure.interval_s),
+  )
 
 
 def QuiesceRows(step, result, context):

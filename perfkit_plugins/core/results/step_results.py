@@ -77,6 +77,7 @@ from perfkit_plugins.core.results import histograms
 from perfkit_plugins.core.results import loader_checks
 from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import outcomes
+from perfkit_plugins.core.results import server_evidence
 from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_output
 
@@ -507,6 +508,9 @@ class StepResult:
     stop_problems: why some loaders' stops are unknown.
     loader_start_skew_s: how far apart the loaders started (LoaderSkews).
     loader_end_skew_s: how far apart they ended.
+    servers: each server's server_evidence.ServerEvidence over the step's
+      measured window; () when the servers were not sampled.
+    limit: where the step's limit was (server_evidence.StepLimit).
   """
 
   step_name: str
@@ -526,6 +530,8 @@ class StepResult:
   stop_problems: tuple[str, ...] = ()
   loader_start_skew_s: float = 0.0
   loader_end_skew_s: float = 0.0
+  servers: tuple[server_evidence.ServerEvidence, ...] = ()
+  limit: Optional[server_evidence.Limit] = None
 
   @property
   def duration_s(self):
@@ -628,7 +634,7 @@ def LoaderSkews(step, records, spans):
   )
 
 
-def ResultOfStep(step, record, outputs, settings):
+def ResultOfStep(step, record, outputs, settings, servers=()):
   """Computes a stress step's figures from its loaders' outputs.
 
   Args:
@@ -638,6 +644,9 @@ def ResultOfStep(step, record, outputs, settings):
       step.
     settings: core.settings.Settings (hdr_interval_s, loader_cpu_threshold,
       loader_saturation_action).
+    servers: server_evidence.ServerOutput of each server sampled during the
+      step; their evidence is taken over the window of the step's total
+      (of its only op type).
 
   Returns:
     StepResult.
@@ -746,6 +755,13 @@ def ResultOfStep(step, record, outputs, settings):
       step, records, outputs, window
   )
   start_skew_s, end_skew_s = LoaderSkews(step, records, merge.spans)
+  measured = ops.get(TOTAL) or next(iter(ops.values()))
+  evidence = tuple(
+      server_evidence.EvidenceOfServer(
+          output, measured.window_start_s, measured.window_end_s
+      )
+      for output in servers
+  )
   return StepResult(
       step_name=step.name,
       status=StepStatus(saturated, fixed_rates),
@@ -764,4 +780,8 @@ def ResultOfStep(step, record, outputs, settings):
       stop_problems=tuple(stop_problems),
       loader_start_skew_s=start_skew_s,
       loader_end_skew_s=end_skew_s,
+      servers=evidence,
+      limit=server_evidence.StepLimit(
+          cpu_max, saturated, evidence, all(run.rate for run in step.runs)
+      ),
   )

@@ -59,6 +59,8 @@ NOT_KEYS = {
     'scylla_tune_sched': "ScyllaDB's scheduler tuning script",
     'scylla_standin': "the stand-in ScyllaDB server's Python package",
 }
+# The module whose `scylla_` names are ScyllaDB's metrics.
+SCYLLA_METRICS = CODE / 'core' / 'results' / 'scylla_metrics.py'
 # The package modules PKB installs by name (vm.Install('scylla_server')).
 PACKAGES = {path.stem for path in (REPO / 'linux_packages').glob('*.py')}
 
@@ -231,8 +233,14 @@ def Uses(source, path, flags):
 
 
 def SourceUses(flags):
-  """Uses in perfkit_plugins/ but the test helpers (perfkit_plugins.testing)."""
+  """Uses in perfkit_plugins/ but the test helpers (perfkit_plugins.testing).
+
+  scylla_metrics names ScyllaDB's own metrics (its page's `scylla_`
+  families), never a key.
+  """
   for path in sorted(CODE.rglob('*.py')):
+    if path == SCYLLA_METRICS:
+      continue
     if 'testing' not in path.relative_to(CODE).parts:
       yield from Uses(path.read_text(), path.relative_to(REPO), flags)
 
