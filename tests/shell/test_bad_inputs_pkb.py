@@ -180,6 +180,7 @@ CATALOGUE = (
     _Flag('scylla_key_server', 'hkp://keys.example/pks'),
     _Flag('scylla_repo_key_fingerprints', 'c503c686b007f39e'),
     _Flag('scylla_step_grace_s', '5'),
+    _Flag('scylla_sample_servers', 'sometimes'),
     # Config shapes that crashed GetConfig.
     _Config(
         _Groups('    servers:\n      vm_count: three\n'),

@@ -26,6 +26,7 @@ the command's state file to learn what it made, as another process would.
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -238,6 +239,15 @@ def test_the_readme_command_runs_every_phase_and_leaves_nothing(
   }
   assert set(statuses.values()) == {1}, statuses
   assert (run_dir / 'report.txt').read_text().strip() in out
+  # Where each stress step's limit was, from the servers' own samples.
+  servers = out.split('\nServers (limit of each step;')[1].split('\n\n')[0]
+  limits = dict(
+      re.findall(r'^  (\w+) +([a-z+]+) ', servers, flags=re.MULTILINE)
+  )
+  for step in ('populate', 'read_small', 'latency_200', 'mixed'):
+    assert set(limits[step].split('+')) <= {'loaders', 'servers', 'disk'} or (
+        limits[step] == 'none'
+    ), (step, servers)
   assert (run_dir / local_run.CONFIG_NAME).exists()
   assert (run_dir / 'scylla_phases' / 'steps' / 'mixed').is_dir()
   assert sorted(p.name for p in (run_dir / 'plots').iterdir())
