@@ -60,6 +60,7 @@ from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import outcomes
 from perfkit_plugins.core.stress import loader_jvm
 from perfkit_plugins.core.stress import stress_output
+from perfkit_plugins.operations import data_scripts
 from perfkit_plugins.operations import remote_errors
 from perfkit_plugins.operations import run_files
 
@@ -82,23 +83,19 @@ GROUP_VARIABLE = 'SCYLLA_PHASES_GROUP'
 # The loader's script, under this package's data directory and under the
 # install directory on the loaders.
 _SCRIPT = ('scylla_phases', 'loader', 'stress_run.sh')
-SCRIPT_SOURCE = os.path.join(
-    os.path.dirname(os.path.dirname(__file__)), 'data', *_SCRIPT
-)
+SCRIPT_SOURCE = data_scripts.Source(_SCRIPT)
 # Longest a schema step may take (a JVM start and two schema changes).
 _SCHEMA_TIMEOUT_S = 600
 
 
 def ScriptPath(install_dir):
   """Where the loader's script is on a loader (PKB's install directory)."""
-  return posixpath.join(install_dir, *_SCRIPT)
+  return data_scripts.RemotePath(install_dir, _SCRIPT)
 
 
 def PushScript(vm, install_dir):
   """Puts the loader's script on a loader (ScriptPath)."""
-  remote = ScriptPath(install_dir)
-  vm.RemoteCommand(f'mkdir -p {shlex.quote(posixpath.dirname(remote))}')
-  vm.PushFile(SCRIPT_SOURCE, remote)
+  data_scripts.Push(vm, install_dir, _SCRIPT)
 
 
 def LoaderCommand(
@@ -175,22 +172,42 @@ def StopLoaders(loader_vms, remote_dir, run_threaded):
     could not be reached (one line)}.
   """
 
+  return StopOnEach(
+      loader_vms, StopGroupsCommand(remote_dir), 'run(s)', run_threaded
+  )
+
+
+def StopOnEach(vms, command, what, run_threaded):
+  """Runs a stop command on every VM at once; says what each stopped.
+
+  Each word the command prints is one thing it stopped.
+
+  Args:
+    vms: the VMs.
+    command: the remote command.
+    what: what it stops, e.g. 'run(s)'.
+    run_threaded: PKB's background_tasks.RunThreaded, or anything with its
+      contract for ((args), {kwargs}) params.
+
+  Returns:
+    {vm name: '<count> <what> stopped', or 'unreachable: <why>'}.
+  """
+
   def StopOne(vm):
     try:
-      out, _ = vm.RemoteCommand(
-          StopGroupsCommand(remote_dir), timeout=_PROGRESS_COMMAND_TIMEOUT_S
-      )
+      out, _ = vm.RemoteCommand(command, timeout=_PROGRESS_COMMAND_TIMEOUT_S)
     except Exception as e:  # pylint: disable=broad-except
-      # Reported, never raised: the other loaders must still be stopped.
+      # Reported, never raised: the other VMs must still be stopped.
       why = remote_errors.Summary(e)
-      logging.warning('%s: could not stop its runs: %s', vm.name, why)
+      logging.warning('%s: could not stop its %s: %s', vm.name, what, why)
       return f'unreachable: {why}'
-    return f'{len(out.split())} run(s) stopped'
+    return f'{len(out.split())} {what} stopped'
 
+  vms = list(vms)
   done = run_threaded(
-      _Call, [((functools.partial(StopOne, vm),), {}) for vm in loader_vms]
+      _Call, [((functools.partial(StopOne, vm),), {}) for vm in vms]
   )
-  return {vm.name: outcome for vm, outcome in zip(loader_vms, done)}
+  return {vm.name: outcome for vm, outcome in zip(vms, done)}
 
 
 def SchemaCommand(run):

@@ -34,7 +34,6 @@ the step runs and publishes as it would without it.
 import dataclasses
 import functools
 import logging
-import os
 import posixpath
 import shlex
 from typing import Mapping, Optional
@@ -43,6 +42,7 @@ from perfkit_plugins.core.quiesce import compactions as compactions_lib
 from perfkit_plugins.core.results import scylla_metrics
 from perfkit_plugins.core.results import server_evidence
 from perfkit_plugins.operations import phase_runner
+from perfkit_plugins.operations import data_scripts
 from perfkit_plugins.operations import remote_errors
 from perfkit_plugins.operations import run_files
 
@@ -56,9 +56,7 @@ SCRAPE_INTERVAL_S = 30
 HOST = 'host'
 PROM = 'prom'
 _SCRIPT = ('scylla_phases', 'server', 'server_sample.sh')
-SCRIPT_SOURCE = os.path.join(
-    os.path.dirname(os.path.dirname(__file__)), 'data', *_SCRIPT
-)
+SCRIPT_SOURCE = data_scripts.Source(_SCRIPT)
 # How long a start waits for the sampler to begin.
 _START_WAIT_S = 15
 # How long a stop waits for the sampler's last sample (it looks for the
@@ -69,14 +67,12 @@ _COMMAND_TIMEOUT_S = 60
 
 def ScriptPath(install_dir):
   """Where the sampler script is on a server (PKB's install directory)."""
-  return posixpath.join(install_dir, *_SCRIPT)
+  return data_scripts.RemotePath(install_dir, _SCRIPT)
 
 
 def PushScript(vm, install_dir):
   """Puts the sampler script on a server (ScriptPath)."""
-  remote = ScriptPath(install_dir)
-  vm.RemoteCommand(f'mkdir -p {shlex.quote(posixpath.dirname(remote))}')
-  vm.PushFile(SCRIPT_SOURCE, remote)
+  data_scripts.Push(vm, install_dir, _SCRIPT)
 
 
 def Stem(remote_dir, step_name, index):
@@ -163,22 +159,12 @@ def StopAll(env):
   Returns:
     {server name: what was done, or why it could not be reached}.
   """
-
-  def StopOne(vm):
-    try:
-      out, _ = vm.RemoteCommand(
-          StopAllCommand(env.remote_dir), timeout=_COMMAND_TIMEOUT_S
-      )
-    except Exception as e:  # pylint: disable=broad-except
-      # Reported, never raised: the other servers must still be told.
-      return f'unreachable: {remote_errors.Summary(e)}'
-    return f'{len(out.split())} sampler(s) stopped'
-
-  servers = list(env.servers)
-  done = env.run_threaded(
-      _Call, [((functools.partial(StopOne, vm),), {}) for vm in servers]
+  return phase_runner.StopOnEach(
+      env.servers,
+      StopAllCommand(env.remote_dir),
+      'sampler(s)',
+      env.run_threaded,
   )
-  return {vm.name: outcome for vm, outcome in zip(servers, done)}
 
 
 @dataclasses.dataclass(frozen=True)

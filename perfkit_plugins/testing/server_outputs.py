@@ -115,8 +115,18 @@ def HostFile(capture, start_s, end_s, interval_s):
   return '\n'.join(lines) + '\n'
 
 
+def _Counters(page):
+  """The families the page's own `# TYPE <name> counter` lines name."""
+  return frozenset(
+      words[2]
+      for words in (line.split() for line in page.splitlines())
+      if words[:2] == ['#', 'TYPE'] and words[3:] == ['counter']
+  )
+
+
 def ScrapeFile(page, start_s, end_s, interval_s):
   """Scrapes of the page every interval_s from start_s to past end_s."""
+  counters = _Counters(page)
   page = '\n'.join(
       line for line in page.splitlines() if not line.startswith('#')
   )
@@ -129,7 +139,7 @@ def ScrapeFile(page, start_s, end_s, interval_s):
       if name == _BUSY_MS:
         shard = int(labels.get('shard', 0))
         return value + 1000 * elapsed * BUSY_SHARES[shard % len(BUSY_SHARES)]
-      if name in _COUNTERS and value:
+      if name in counters and value:
         return value + value * elapsed / _PAGE_UPTIME_S
       return None
 
@@ -140,23 +150,6 @@ def ScrapeFile(page, start_s, end_s, interval_s):
       break
     time += interval_s
   return ''.join(blocks)
-
-
-# The counters of the families read (the others are gauges).
-_COUNTERS = frozenset({
-    'scylla_transport_requests_served',
-    'scylla_cache_row_hits',
-    'scylla_cache_row_misses',
-    'scylla_cache_partition_hits',
-    'scylla_cache_partition_misses',
-    'scylla_io_queue_total_read_bytes',
-    'scylla_io_queue_total_write_bytes',
-    'scylla_reactor_aio_bytes_read',
-    'scylla_reactor_aio_bytes_write',
-    'scylla_io_queue_total_delay_sec',
-    'scylla_io_queue_total_operations',
-    'scylla_transport_cql_errors_total',
-})
 
 
 def _LoaderSpan(loaders, step):

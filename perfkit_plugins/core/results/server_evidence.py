@@ -389,6 +389,16 @@ def _Busiest(servers, figure):
   return max(known, key=lambda pair: pair[0])
 
 
+def BusiestServer(servers):
+  """(busy share, server) of the busiest server (busy_pct), or (None, None)."""
+  return _Busiest(servers, lambda s: s.busy_pct)
+
+
+def BusiestDisk(servers):
+  """(busy share, server) of the busiest data disk, or (None, None)."""
+  return _Busiest(servers, lambda s: s.host and s.host.disk_busy_pct)
+
+
 def StepLimit(
     loader_cpu_max_pct: Optional[float],
     loaders_saturated: bool,
@@ -412,14 +422,12 @@ def StepLimit(
     kinds.append(LOADERS)
   if loader_cpu_max_pct is not None:
     words.append(f'busiest loader CPU {loader_cpu_max_pct:.0f}%')
-  busy, busiest = _Busiest(servers, lambda s: s.busy_pct)
+  busy, busiest = BusiestServer(servers)
   if busy is not None:
     if busy >= SERVER_BUSY_PCT:
       kinds.append(SERVERS)
     words.append(f'{busiest.busy_of} {busy:.0f}% busy on {busiest.name}')
-  disk, busiest_disk = _Busiest(
-      servers, lambda s: s.host and s.host.disk_busy_pct
-  )
+  disk, busiest_disk = BusiestDisk(servers)
   if disk is not None:
     if disk >= DISK_BUSY_PCT:
       kinds.append(DISK)

@@ -49,6 +49,8 @@ import dataclasses
 import statistics
 from typing import Any, Mapping, Optional
 
+from perfkit_plugins.core.results import server_evidence
+
 
 @dataclasses.dataclass(frozen=True)
 class Figure:
@@ -187,13 +189,12 @@ def ServerRows(result, base):
   """
   servers = result.servers
   rows = []
-  busy = [s for s in servers if s.busy_pct is not None]
-  if busy:
-    busiest = max(busy, key=lambda s: s.busy_pct)
+  busy, busiest = server_evidence.BusiestServer(servers)
+  if busiest is not None:
     rows.append(
         Figure(
             'server_busy_max',
-            busiest.busy_pct,
+            busy,
             '%',
             dict(
                 base,
@@ -202,13 +203,12 @@ def ServerRows(result, base):
             ),
         )
     )
-  disks = [s for s in servers if s.host and s.host.disk_busy_pct is not None]
-  if disks:
-    busiest = max(disks, key=lambda s: s.host.disk_busy_pct)
+  disk, busiest = server_evidence.BusiestDisk(servers)
+  if busiest is not None:
     rows.append(
         Figure(
             'server_disk_busy_max',
-            busiest.host.disk_busy_pct,
+            disk,
             '%',
             dict(base, scylla_busiest_server=busiest.name),
         )

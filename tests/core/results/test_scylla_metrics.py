@@ -17,9 +17,9 @@
 The pages are ScyllaDB 5.2 and 3.x pages saved from DataDog's integration
 fixtures (tests/testdata/scylla-metrics/README.md). No second scrape of the
 same node exists, so a later scrape is built from the real page by
-_Transformed: each sample line keeps its name and labels, byte for byte,
-and only its value changes, by a known amount; rates follow from those
-amounts.
+server_outputs.Transformed: each sample line keeps its name and labels,
+byte for byte, and only its value changes, by a known amount; rates follow
+from those amounts.
 """
 
 import pathlib
@@ -30,6 +30,7 @@ import subprocess
 import pytest
 
 from perfkit_plugins.core.results import scylla_metrics
+from perfkit_plugins.testing import server_outputs
 
 PAGES = pathlib.Path(__file__).parents[2] / 'testdata' / 'scylla-metrics'
 PAGE_5X = 'scylla-5.x-datadog-fixture.prom'
@@ -42,24 +43,6 @@ def page(testdata):
     return testdata('scylla-metrics', name)
 
   return Read
-
-
-def _Transformed(text, change):
-  """The page with each sample's value replaced by change(name, labels, v).
-
-  change returns the new value, or None to keep the line as it is.
-  """
-  lines = []
-  for line in text.splitlines():
-    if not line.startswith('#'):
-      ((name, [(labels, value)]),) = scylla_metrics.ParseExposition(
-          line
-      ).items()
-      new = change(name, labels, value)
-      if new is not None:
-        line = f'{line.rsplit(" ", 1)[0]} {new!r}'
-    lines.append(line)
-  return '\n'.join(lines) + '\n'
 
 
 def _Adding(deltas):
@@ -215,7 +198,7 @@ def test_grep_drops_longer_names_of_real_lines(page):
 
 def _Later5x(text):
   """The 5.x page 30 s later, with known increases and gauge values."""
-  later = _Transformed(
+  later = server_outputs.Transformed(
       text,
       _Adding({
           'scylla_reactor_cpu_busy_ms': lambda l: 3000.0 * (_Shard(l) + 1),
@@ -234,7 +217,7 @@ def _Later5x(text):
           ),
       }),
   )
-  return _Transformed(
+  return server_outputs.Transformed(
       later,
       _Setting({
           'scylla_compaction_manager_backlog': lambda l: 1000.0,
@@ -281,7 +264,7 @@ def test_rates_of_known_increases_of_the_5x_page(page, tmp_path):
 
 def test_counter_going_down_gives_none_and_says_so(page):
   text = page(PAGE_5X)
-  earlier = _Transformed(
+  earlier = server_outputs.Transformed(
       text,
       _Adding({
           'scylla_transport_requests_served': lambda l: 100.0,
@@ -307,7 +290,7 @@ def test_counter_going_down_gives_none_and_says_so(page):
 
 def test_families_missing_from_the_3x_page(page):
   text = page(PAGE_3X)
-  later = _Transformed(
+  later = server_outputs.Transformed(
       text,
       _Adding({
           'scylla_reactor_aio_bytes_read': lambda l: 4096.0,
@@ -366,7 +349,7 @@ def test_window_with_one_scrape_inside_uses_a_wider_interval(page):
   text = page(PAGE_5X)
 
   def Busy(seconds):
-    return _Transformed(
+    return server_outputs.Transformed(
         text, _Adding({'scylla_reactor_cpu_busy_ms': lambda l: seconds * 1e3})
     )
 
