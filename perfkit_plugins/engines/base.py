@@ -94,6 +94,14 @@ class Engine(abc.ABC):
     """The node's metrics page (Prometheus text), or None: it serves none."""
     del vm  # Only ScyllaDB's nodes serve one (ScyllaEngine.MetricsUrl).
 
+  def ThreadPools(self, vm):
+    """The node's thread pools (thread_pools.ThreadPools), or None.
+
+    Apache Cassandra's (`nodetool tpstats`); ScyllaDB's queues are on its
+    metrics page instead.
+    """
+    del vm  # Only Apache Cassandra's (CassandraEngine.ThreadPools).
+
   @abc.abstractmethod
   def NodeStates(self, vm):
     """The ring as this node sees it: list[node_status.NodeState]."""

@@ -49,6 +49,7 @@ import shlex
 from perfkit_plugins.core.machines import tuning
 from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.core.quiesce import node_status
+from perfkit_plugins.core.results import thread_pools
 from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.core.software import token_ring
 from perfkit_plugins.engines import base
@@ -400,6 +401,9 @@ class CassandraEngine(base.Engine):
     return compactions.ParseCompactionStats(
         self._Nodetool(vm, 'compactionstats')
     )
+
+  def ThreadPools(self, vm):
+    return thread_pools.ParseTpstats(self._Nodetool(vm, 'tpstats'))
 
   def CompactionHistory(self, vm):
     return compactions.ParseCompactionHistory(

@@ -26,6 +26,10 @@ on the server:
   page, filtered to the families core/results/scylla_metrics.py reads)
   every SCRAPE_INTERVAL_S, for an engine that serves one.
 
+As the step ends each node also says how many compactions run and wait,
+and Apache Cassandra's its thread pools, read as the step starts too
+(`nodetool tpstats`: what the step dropped and blocked).
+
 Collecting is evidence, never a condition of the step: a server where the
 sampler cannot start, stop or be pulled is recorded with the reason, and
 the step runs and publishes as it would without it.
@@ -41,6 +45,7 @@ from typing import Mapping, Optional
 from perfkit_plugins.core.quiesce import compactions as compactions_lib
 from perfkit_plugins.core.results import scylla_metrics
 from perfkit_plugins.core.results import server_evidence
+from perfkit_plugins.core.results import thread_pools
 from perfkit_plugins.operations import phase_runner
 from perfkit_plugins.operations import data_scripts
 from perfkit_plugins.operations import remote_errors
@@ -182,6 +187,11 @@ class ServerFiles:
       (compactions.CompactionStatus: the engine's own answer, nodetool's
       for Apache Cassandra), or None.
     compactions_error: why they are unknown, or ''.
+    pools_start: the node's thread pools as the step started
+      (thread_pools.ThreadPools: Apache Cassandra's nodetool tpstats), or
+      None.
+    pools_end: and as it ended.
+    pools_error: why either is unknown, or ''.
   """
 
   index: int
@@ -192,6 +202,9 @@ class ServerFiles:
   error: Optional[str] = None
   compactions: Optional[compactions_lib.CompactionStatus] = None
   compactions_error: str = ''
+  pools_start: Optional[thread_pools.ThreadPools] = None
+  pools_end: Optional[thread_pools.ThreadPools] = None
+  pools_error: str = ''
 
 
 def _Call(function):
@@ -210,6 +223,15 @@ def _Quietly(vm, command, what):
   return None
 
 
+def _ThreadPools(engine, vm):
+  """(the node's thread pools or None, why they are unknown or '')."""
+  try:
+    return engine.ThreadPools(vm), ''
+  except Exception as e:  # pylint: disable=broad-except
+    # Evidence is never a condition of the step: the reason is kept.
+    return None, f'thread pools unknown: {remote_errors.Summary(e)}'
+
+
 class Sampling:
   """The samplers of one stress step, on every server."""
 
@@ -220,6 +242,7 @@ class Sampling:
         for index in range(len(env.servers))
     ]
     self._errors = {}
+    self._pools = {}
 
   def _Each(self, task):
     """Runs task(index, vm) on every server at once; returns the results."""
@@ -233,7 +256,8 @@ class Sampling:
     )
 
   def Start(self):
-    """Starts every server's sampler; a server that fails is recorded.
+    """Reads every node's thread pools and starts every server's sampler;
+    a server that fails is recorded.
 
     Nothing runs when --scylla_sample_servers is off.
     """
@@ -243,21 +267,24 @@ class Sampling:
     script = ScriptPath(env.install_dir)
 
     def StartOne(index, vm):
+      pools = _ThreadPools(env.engine, vm)
       command = StartCommand(
           script,
           self._stems[index],
           env.settings.data_dir,
           env.engine.MetricsUrl(vm),
       )
-      return _Quietly(vm, command, 'start')
+      return _Quietly(vm, command, 'start'), pools
 
-    for index, error in enumerate(self._Each(StartOne)):
+    for index, (error, pools) in enumerate(self._Each(StartOne)):
+      self._pools[index] = pools
       if error:
         self._errors[index] = error
 
   def StopAndPull(self, local_dir):
     """Stops every sampler, pulls its files into local_dir and asks each
-    node for its compactions (running and pending as the step ends).
+    node for its compactions (running and pending as the step ends) and
+    its thread pools.
 
     Returns:
       tuple of ServerFiles, in the servers' order; () when the servers
@@ -281,6 +308,8 @@ class Sampling:
       except Exception as e:  # pylint: disable=broad-except
         # Evidence is never a condition of the step: the reason is kept.
         why = f'compactions unknown: {remote_errors.Summary(e)}'
+      pools_start, start_error = self._pools.get(index, (None, ''))
+      pools_end, end_error = _ThreadPools(env.engine, vm)
       return ServerFiles(
           index=index,
           vm_name=vm.name,
@@ -290,6 +319,9 @@ class Sampling:
           error=error,
           compactions=status,
           compactions_error=why,
+          pools_start=pools_start,
+          pools_end=pools_end,
+          pools_error=start_error or end_error,
       )
 
     return tuple(self._Each(StopOne))
@@ -313,8 +345,9 @@ def Outputs(servers):
     problems += [
         f'no {kind} file: {why}' for kind, why in files.missing_files.items()
     ]
-    if files.compactions_error:
-      problems.append(files.compactions_error)
+    problems += [
+        why for why in (files.compactions_error, files.pools_error) if why
+    ]
     outputs.append(
         server_evidence.ServerOutput(
             index=files.index,
@@ -324,6 +357,8 @@ def Outputs(servers):
             metrics=run_files.ReadText(files.local_files.get(PROM)),
             shards=PROM in files.local_files or PROM in files.missing_files,
             compactions=files.compactions,
+            pools_start=files.pools_start,
+            pools_end=files.pools_end,
             problems=tuple(problems),
         )
     )

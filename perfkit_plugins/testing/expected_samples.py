@@ -78,6 +78,11 @@ SCYLLA_SERVER_METRICS = frozenset({
     'server_queued_reads',
     'server_timeouts',
 })
+# And per Apache Cassandra server, from its nodetool tpstats.
+CASSANDRA_SERVER_METRICS = frozenset({
+    'server_dropped_messages',
+    'server_blocked_tasks',
+})
 # A quiesce step (the first one adds populate_time, time_to_compact and
 # total_time_to_quiesce; a flush quiesce time_to_compact).
 COMPACTION_METRICS = frozenset({

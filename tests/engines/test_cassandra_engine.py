@@ -26,6 +26,7 @@ import yaml
 
 from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.results import thread_pools
 from perfkit_plugins.core.software import cassandra_config
 from perfkit_plugins.core.software import token_ring
 from perfkit_plugins import engines
@@ -505,6 +506,7 @@ def test_nodetool_queries_parse_real_outputs(testdata):
       testdata('live', 'c509-after-compactionhistory.txt'),
   )
   vm.Reply(r'nodetool version$', testdata('live', 'c509-version.txt'))
+  vm.Reply(r'nodetool tpstats$', testdata('live', 'c509-loaded-tpstats.txt'))
   engine = Engine(engine='cassandra')
   states = engine.NodeStates(vm)
   assert states and all(s.up_normal for s in states)
@@ -516,6 +518,9 @@ def test_nodetool_queries_parse_real_outputs(testdata):
   history = engine.CompactionHistory(vm)
   assert history and all(h.compacted_at_ms > 0 for h in history)
   assert engine.Version(vm) == '5.0.9'
+  assert engine.ThreadPools(vm) == thread_pools.ParseTpstats(
+      testdata('live', 'c509-loaded-tpstats.txt')
+  )
 
 
 def test_flush_quotes_the_keyspace():

@@ -57,6 +57,7 @@ class Lifecycle:
     served_cql: the engine's CQL probe once started (node_status.CqlAnswer).
     throughput: `nodetool getcompactionthroughput` stdout.
     compactors: `nodetool getconcurrentcompactors` stdout.
+    thread_pools: engine.ThreadPools once started.
     jvm_arguments: the JVM arguments the server logged.
     pulled: local copies cluster.PullLogs made.
     pid: the server's PID before the engine stopped it.
@@ -71,6 +72,7 @@ class Lifecycle:
   served_cql: node_status.CqlAnswer
   throughput: str
   compactors: str
+  thread_pools: object
   jvm_arguments: list
   pulled: dict
   pid: int
@@ -111,6 +113,7 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
   served_cql = engine.ServesClients(vm)
   throughput, _ = vm.RemoteCommand('nodetool getcompactionthroughput')
   compactors, _ = vm.RemoteCommand('nodetool getconcurrentcompactors')
+  pools = engine.ThreadPools(vm)
   pulled = {
       path.rsplit('/', 1)[-1]: path
       for path in cluster.PullLogs(env, str(log_dir))
@@ -127,6 +130,7 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
       served_cql=served_cql,
       throughput=throughput,
       compactors=compactors,
+      thread_pools=pools,
       jvm_arguments=_JvmArguments(node),
       pulled=pulled,
       pid=pid,
@@ -136,6 +140,15 @@ def lifecycle(request, new_node, vm_for, engine_for, tmp_path_factory):
       data_before_stop=data_before_stop,
       data_after_stop=_Listing(node.data_dir),
   )
+
+
+def test_thread_pools_are_read_from_the_node(lifecycle):
+  pools = {p.name: p for p in lifecycle.thread_pools.pools}
+  assert 'Native-Transport-Requests' in pools
+  assert pools['CompactionExecutor'].completed > 0
+  # A node that just started dropped nothing, and lists every verb.
+  assert len(lifecycle.thread_pools.dropped) > 50
+  assert not any(lifecycle.thread_pools.dropped.values())
 
 
 def _Listing(directory):

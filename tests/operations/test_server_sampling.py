@@ -24,6 +24,7 @@ wrote is read by the code the benchmark reads it with.
 import dataclasses
 import functools
 import http.server
+import json
 import pathlib
 import subprocess
 import sys
@@ -35,6 +36,8 @@ from perfkit_plugins.core.config import settings as settings_lib
 from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.core.results import scylla_metrics
 from perfkit_plugins.core.results import server_evidence
+from perfkit_plugins.core.results import thread_pools
+from perfkit_plugins.operations import run_files
 from perfkit_plugins.operations import server_sampling
 from perfkit_plugins.testing import fake_vm
 from perfkit_plugins.testing import local_vm
@@ -48,11 +51,18 @@ _PAGE = (
 )
 
 
+_LIVE = pathlib.Path(__file__).parents[1] / 'testdata' / 'live'
+
+
 @dataclasses.dataclass
 class _Engine:
-  """The part of an Engine the sampling asks: its page, its compactions."""
+  """The part of an Engine the sampling asks: its page, its compactions,
+  its thread pools (when `tpstats` is set, real Cassandra 4.1 outputs: busy
+  at the first call of each server, loaded at the next)."""
 
   url: str = None
+  tpstats: bool = False
+  calls: dict = dataclasses.field(default_factory=dict)
 
   def MetricsUrl(self, vm):
     del vm
@@ -62,6 +72,17 @@ class _Engine:
     if isinstance(vm, fake_vm.FakeVm):
       raise fake_vm.RemoteCommandError(f'{vm.name}: ssh: no route to host')
     return compactions.CompactionStatus(running=1, pending=7)
+
+  def ThreadPools(self, vm):
+    if isinstance(vm, fake_vm.FakeVm):
+      raise fake_vm.RemoteCommandError(f'{vm.name}: ssh: no route to host')
+    if not self.tpstats:
+      return None
+    self.calls[vm.name] = self.calls.get(vm.name, 0) + 1
+    when = ('busy', 'loaded')[self.calls[vm.name] - 1]
+    return thread_pools.ParseTpstats(
+        (_LIVE / f'c4110-{when}-tpstats.txt').read_text()
+    )
 
 
 @pytest.fixture(name='metrics_url')
@@ -139,6 +160,36 @@ def test_an_engine_without_a_page_is_sampled_on_its_host_only(tmp_path):
   assert not list(tmp_path.glob('remote/*.page'))
 
 
+def test_a_cassandra_node_says_what_its_pools_did_from_start_to_stop(
+    tmp_path,
+):
+  servers = [
+      local_vm.LocalVm(name=f'server-{i}', cwd=tmp_path) for i in range(2)
+  ]
+  engine = _Engine(tpstats=True)
+  env = _Env(tmp_path, engine, servers)
+  sampling = server_sampling.Sampling(env, 'mixed')
+  sampling.Start()
+  # Read as the step started, before any loader.
+  assert engine.calls == {'server-0': 1, 'server-1': 1}
+  files = sampling.StopAndPull(str(tmp_path))
+  assert engine.calls == {'server-0': 2, 'server-1': 2}
+  assert files[0].pools_start.dropped['MUTATION_REQ'] == 9170
+  assert files[0].pools_end.dropped['MUTATION_REQ'] == 34528
+  output, _ = server_sampling.Outputs(files)
+  evidence = server_evidence.EvidenceOfServer(output, 0, 1e10)
+  assert evidence.pools.dropped_by_type == (
+      ('READ_REQ', 66774),
+      ('MUTATION_REQ', 34528 - 9170),
+  )
+  assert not evidence.problems
+  # The whole record goes to the step's servers.json.
+  path = tmp_path / 'servers.json'
+  run_files.WriteJson(str(path), files)
+  written = json.loads(path.read_text())
+  assert written[1]['pools_end']['dropped']['READ_REQ'] == 66774
+
+
 def test_an_unreadable_page_is_recorded_as_failed_scrapes(tmp_path):
   vm = local_vm.LocalVm(name='server-0', cwd=tmp_path)
   env = _Env(tmp_path, _Engine('http://127.0.0.1:9/metrics'), [vm])
@@ -164,8 +215,9 @@ def test_a_server_that_cannot_be_reached_is_recorded_not_raised(tmp_path):
   assert 'host' in files.missing_files
   (output,) = server_sampling.Outputs([files])
   assert output.host is None and output.problems[0] == files.error
-  assert output.problems[-1] == (
-      'compactions unknown: server-0: ssh: no route to host'
+  assert output.problems[-2:] == (
+      'compactions unknown: server-0: ssh: no route to host',
+      'thread pools unknown: server-0: ssh: no route to host',
   )
   # A stopped server is not asked to stop.
   assert not vm.CommandsMatching(r'^touch ')

@@ -21,7 +21,9 @@ step and loader; for fixed-rate steps each `WRITE-st` histogram is also
 served as `WRITE-rt`, as a fixed-rate run logs both) and the real loader
 times and CPU files; quiesce steps fold the lab's real `nodetool
 compactionstats` polls and compaction history (moved onto the load's clock
-by the node's clock offset). phase_results and sample_rows turn them into
+by the node's clock offset); the node's thread pools of every stress step
+are a real Apache Cassandra 5.0.9 node's `nodetool tpstats`, busy then
+overloaded (tests/testdata/live). phase_results and sample_rows turn them into
 sample rows, PKB's Sample/CreateTimeSeriesSample and
 NewlineDelimitedJSONPublisher write them as PKB writes a run's results.
 
@@ -52,6 +54,8 @@ from perfkit_plugins.core.quiesce import compactions
 from perfkit_plugins.core.quiesce import quiesce_timing
 from perfkit_plugins.core.results import loader_files
 from perfkit_plugins.core.results import sample_rows
+from perfkit_plugins.core.results import server_evidence
+from perfkit_plugins.core.results import thread_pools
 from perfkit_plugins.operations import phase_runner
 from perfkit_plugins.operations import run_files
 from perfkit_plugins.testing import fake_vm
@@ -140,8 +144,21 @@ def _StressRows(step, index, settings, lab, testdata, shifted_hdr, out_dir):
   record = phase_runner.RunStressStep(
       step, run_envs.Make(out_dir, settings, loaders=vms), step_dir
   )
-  result = run_files.LoadStepResult(step, record, settings)
+  result = run_files.LoadStepResult(
+      step, record, settings, (_LabServer(testdata),)
+  )
   return record, sample_rows.StressRows(step, result, run_contexts.LabHost())
+
+
+def _LabServer(testdata):
+  """The lab node's evidence of a step: real tpstats, busy then loaded."""
+  pools = [
+      thread_pools.ParseTpstats(testdata('live', f'c509-{when}-tpstats.txt'))
+      for when in ('busy', 'loaded')
+  ]
+  return server_evidence.ServerOutput(
+      0, 'node0', 0.0, None, None, False, None, *pools
+  )
 
 
 def _QuiesceRows(step, span, since, lab):

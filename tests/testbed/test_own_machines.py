@@ -121,6 +121,7 @@ def _CheckSamples(samples):
       assert expected_samples.COMPACTION_METRICS <= metrics, (step, metrics)
       continue
     assert STRESS_METRICS <= metrics, (step, metrics)
+    assert expected_samples.CASSANDRA_SERVER_METRICS <= metrics, step
     for op in {s['labels'].get('scylla_op') for s in rows} - {None}:
       op_metrics = {
           s['metric'] for s in rows if s['labels'].get('scylla_op') == op
@@ -253,6 +254,32 @@ def _CheckServerEvidence(run_dir, samples):
     assert len(received) == len(testbed_lib.SERVERS) and all(
         s['value'] > 0 for s in received
     ), step
+    _CheckThreadPools(steps_dir / step, rows, limits.pop())
+
+
+def _CheckThreadPools(step_dir, rows, limit):
+  """Each node's dropped messages are its tpstats' own, end minus start.
+
+  The step's servers.json keeps the two readings as the run parsed them;
+  the published count of each node is their difference, and a node that
+  dropped any makes the step's limit servers.
+  """
+  readings = json.loads((step_dir / 'servers.json').read_text())
+  dropped = {
+      int(s['labels']['scylla_server_index']): s['value']
+      for s in rows
+      if s['metric'] == 'server_dropped_messages'
+  }
+  blocked = [s for s in rows if s['metric'] == 'server_blocked_tasks']
+  assert len(blocked) == len(readings) == len(dropped), step_dir.name
+  for reading in readings:
+    start = reading['pools_start']['dropped']
+    end = reading['pools_end']['dropped']
+    assert 'MUTATION_REQ' in end, step_dir.name
+    moved = sum(count - start.get(verb, 0) for verb, count in end.items())
+    assert dropped[reading['index']] == moved, step_dir.name
+  if any(dropped.values()):
+    assert 'servers' in limit, (step_dir.name, limit)
 
 
 def _CheckQuiesceEnd(run_dir, samples):

@@ -684,6 +684,7 @@ _SERVER_FIGURES = (
     ('server_cpu_busy', 'CPU %', max),
     ('server_disk_busy', 'disk busy %', max),
     ('server_cql_requests', 'CQL req/s', sum),
+    ('server_dropped_messages', 'dropped', sum),
 )
 
 

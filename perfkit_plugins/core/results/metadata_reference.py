@@ -141,6 +141,11 @@ _STRESS_OP = 'step and op type (`scylla_op`)'
 _SERVER = 'stress step and server (`scylla_server`), when it was sampled'
 _SERVER_DISK = _SERVER + ' and its data directory is on a disk'
 _SERVER_SCYLLA = _SERVER + ' and its ScyllaDB metrics page was read'
+_SERVER_POOLS = (
+    _SERVER
+    + ', Apache Cassandra, and its nodetool tpstats answered as the'
+    ' step started and ended'
+)
 _LATENCY = 'step, op type and latency kind (`scylla_latency_kind`)'
 _QUIESCE = 'quiesce and flush_quiesce step'
 
@@ -413,6 +418,27 @@ METRICS = (
             'Compactions waiting on the node as the step ended (its REST'
             ' API; nodetool compactionstats for Apache Cassandra): the'
             ' backlog the step left, which the steps after it pay for.'
+        ),
+    ),
+    Metric(
+        'server_dropped_messages',
+        'messages',
+        _SERVER_POOLS,
+        (
+            'Messages the node dropped during the step (nodetool tpstats as'
+            ' it started and ended), every type: requests that waited in'
+            ' its queues longer than their timeout, so failed inside the'
+            ' node because it was behind. Any makes the step servers-limited.'
+        ),
+    ),
+    Metric(
+        'server_blocked_tasks',
+        'tasks',
+        _SERVER_POOLS,
+        (
+            "Tasks the node's thread pools blocked during the step because"
+            " their queue was full (tpstats' All time blocked), every pool."
+            ' Any makes the step servers-limited.'
         ),
     ),
     Metric(
@@ -1747,6 +1773,35 @@ SECTIONS = (
                 INT,
                 'server_compactions_pending_end',
                 'Compactions running on the node as the step ended.',
+            ),
+            Key(
+                'scylla_dropped_by_type',
+                STR,
+                'server_dropped_messages',
+                (
+                    'The message types dropped during the step, most first:'
+                    " 'MUTATION_REQ 28147, READ_REQ 68724'."
+                ),
+                when='the node dropped a message during the step',
+            ),
+            Key(
+                'scylla_blocked_by_pool',
+                STR,
+                'server_blocked_tasks',
+                (
+                    'The thread pools that blocked tasks during the step, most'
+                    " first: 'Native-Transport-Requests 12'."
+                ),
+                when='a pool of the node blocked a task during the step',
+            ),
+            Key(
+                'scylla_pool_pending_end',
+                INT,
+                'server_blocked_tasks',
+                (
+                    "Tasks waiting in the node's thread pools as the step"
+                    ' ended, every pool: the backlog its loaders left.'
+                ),
             ),
             Key(
                 'scylla_reactor_mean_pct',

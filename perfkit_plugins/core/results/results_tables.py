@@ -822,6 +822,7 @@ _SERVER_COLUMNS = (
     ('server_cache_row_hits', 'row hits %', _Mean, 1),
     ('server_io_queue_delay', 'I/O queue ms', max, 1),
     ('server_compaction_backlog', 'backlog', max, 1),
+    ('server_dropped_messages', 'dropped', sum, 1),
 )
 
 
@@ -831,7 +832,8 @@ def ServersTable(run):
   The busiest server's busy share (its busiest shard's for ScyllaDB, else
   its CPU's) is what the limit is judged on; the others are the busiest
   server's CPU and data disk, the servers' disk and network throughput
-  together, and ScyllaDB's own figures (blank for another engine).
+  together, ScyllaDB's own figures (blank for another engine), and the
+  messages Apache Cassandra's nodes dropped (blank for ScyllaDB).
   """
   steps = [
       step

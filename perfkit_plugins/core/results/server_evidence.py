@@ -32,15 +32,18 @@ steal shares, its data disk's read and write throughput and utilization
 field after the name), and its network throughput. A ScyllaDB server adds
 its own metrics (scylla_metrics.EvidenceOfWindow). Every engine's node also
 says, as the step ends, how many compactions run and wait (its REST API,
-or nodetool for Apache Cassandra): the backlog the step left.
+or nodetool for Apache Cassandra): the backlog the step left. Apache
+Cassandra's node says what its thread pools dropped and blocked during the
+step (thread_pools.OfStep).
 
 The limit of a step (StepLimit) is judged from that evidence and the
 loaders' CPU: servers saturated when a server's busiest shard (ScyllaDB's
 reactor utilization) or, for an engine without one, its CPU was busy for
-SERVER_BUSY_PCT of the window or more; disk-bound when a server's data
-disk was busy for DISK_BUSY_PCT of it; loaders saturated as the loaders'
-guard says. ScyllaDB's host CPU is not judged: its reactors poll for work,
-so the host looks busy when the shards are not.
+SERVER_BUSY_PCT of the window or more, or when a node dropped a message
+or blocked a task during the step (it could not keep up); disk-bound when
+a server's data disk was busy for DISK_BUSY_PCT of it; loaders saturated
+as the loaders' guard says. ScyllaDB's host CPU is not judged: its
+reactors poll for work, so the host looks busy when the shards are not.
 """
 
 import dataclasses
@@ -50,6 +53,7 @@ from perfkit_plugins.core.quiesce import compactions as compactions_lib
 from perfkit_plugins.core.results import loader_checks
 from perfkit_plugins.core.results import sample_window
 from perfkit_plugins.core.results import scylla_metrics
+from perfkit_plugins.core.results import thread_pools
 
 SERVER_BUSY_PCT = 90.0
 """Busiest shard (or CPU) share of a step at which its servers were the limit.
@@ -144,6 +148,8 @@ class ServerEvidence:
       for another engine or when its metrics were not read.
     compactions: the node's compactions as the step ended (running and
       pending: the backlog the step left), None when unknown.
+    pools: what its thread pools dropped and blocked during the step
+      (thread_pools.PoolsOfStep: Apache Cassandra's), None when unknown.
     problems: why some of the evidence is missing.
   """
 
@@ -153,6 +159,7 @@ class ServerEvidence:
   shards: bool = False
   scylla: Optional[scylla_metrics.ScyllaEvidence] = None
   compactions: Optional[compactions_lib.CompactionStatus] = None
+  pools: Optional[thread_pools.PoolsOfStep] = None
   problems: tuple[str, ...] = ()
 
   @property
@@ -181,8 +188,11 @@ class ServerOutput:
     shards: the engine serves a metrics page of shards (ScyllaDB).
     compactions: the node's compactions as the step ended
       (compactions.CompactionStatus), None when unknown.
-    problems: why the sampling did not start or stop, or a file or the
-      compactions are missing.
+    pools_start: its thread pools as the step started
+      (thread_pools.ThreadPools), None when unknown or not read.
+    pools_end: and as it ended.
+    problems: why the sampling did not start or stop, or a file, the
+      compactions or the thread pools are missing.
   """
 
   index: int
@@ -192,6 +202,8 @@ class ServerOutput:
   metrics: Optional[str]
   shards: bool
   compactions: Optional[compactions_lib.CompactionStatus] = None
+  pools_start: Optional[thread_pools.ThreadPools] = None
+  pools_end: Optional[thread_pools.ThreadPools] = None
   problems: tuple[str, ...] = ()
 
 
@@ -219,6 +231,10 @@ def EvidenceOfServer(output: ServerOutput, start_s: float, end_s: float):
           start_s + output.clock_offset_s,
           end_s + output.clock_offset_s,
       )
+  pools = None
+  if output.pools_start is not None and output.pools_end is not None:
+    pools = thread_pools.OfStep(output.pools_start, output.pools_end)
+    problems += pools.problems
   return ServerEvidence(
       output.index,
       output.name,
@@ -226,6 +242,7 @@ def EvidenceOfServer(output: ServerOutput, start_s: float, end_s: float):
       output.shards,
       scylla,
       output.compactions,
+      pools,
       tuple(problems),
   )
 
@@ -399,6 +416,23 @@ def BusiestDisk(servers):
   return _Busiest(servers, lambda s: s.host and s.host.disk_busy_pct)
 
 
+def _Behind(server):
+  """What a node that could not keep up dropped and blocked, in words."""
+  parts = [
+      f'{total} {what} ({thread_pools.Counts(counts)})'
+      for total, what, counts in (
+          (
+              server.pools.dropped,
+              'messages dropped',
+              server.pools.dropped_by_type,
+          ),
+          (server.pools.blocked, 'tasks blocked', server.pools.blocked_by_pool),
+      )
+      if total
+  ]
+  return f'{" and ".join(parts)} on {server.name}'
+
+
 def StepLimit(
     loader_cpu_max_pct: Optional[float],
     loaders_saturated: bool,
@@ -427,6 +461,12 @@ def StepLimit(
     if busy >= SERVER_BUSY_PCT:
       kinds.append(SERVERS)
     words.append(f'{busiest.busy_of} {busy:.0f}% busy on {busiest.name}')
+  behind = [
+      s for s in servers if s.pools and (s.pools.dropped or s.pools.blocked)
+  ]
+  if behind and SERVERS not in kinds:
+    kinds.append(SERVERS)
+  words += [_Behind(s) for s in behind]
   disk, busiest_disk = BusiestDisk(servers)
   if disk is not None:
     if disk >= DISK_BUSY_PCT:

@@ -32,6 +32,10 @@ measured window:
   server_net_sent, the time series server_cpu_busy_series, and
   server_compactions_pending_end (the node's own count as the step ended;
   `scylla_compactions_running_end`);
+* Apache Cassandra (nodetool tpstats as the step started and ended):
+  server_dropped_messages (`scylla_dropped_by_type`) and
+  server_blocked_tasks (`scylla_blocked_by_pool`,
+  `scylla_pool_pending_end`), counts over the whole step;
 * ScyllaDB (its metrics page): server_reactor_busiest (with
   `scylla_reactor_mean_pct`, `scylla_reactor_min_pct` and
   `scylla_reactor_shards`), server_cql_requests, server_cache_row_hits,
@@ -50,6 +54,7 @@ import statistics
 from typing import Any, Mapping, Optional
 
 from perfkit_plugins.core.results import server_evidence
+from perfkit_plugins.core.results import thread_pools
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,6 +129,24 @@ def _Known(evidence, keys):
   return {key: value for key, value in values.items() if value is not None}
 
 
+def _PoolRows(pools, metadata):
+  """The dropped messages and blocked tasks of a node's step."""
+  dropped, blocked = dict(metadata), dict(metadata)
+  if pools.dropped_by_type:
+    dropped['scylla_dropped_by_type'] = thread_pools.Counts(
+        pools.dropped_by_type
+    )
+  if pools.blocked_by_pool:
+    blocked['scylla_blocked_by_pool'] = thread_pools.Counts(
+        pools.blocked_by_pool
+    )
+  blocked['scylla_pool_pending_end'] = pools.pending_end
+  return [
+      Figure('server_dropped_messages', pools.dropped, 'messages', dropped),
+      Figure('server_blocked_tasks', pools.blocked, 'tasks', blocked),
+  ]
+
+
 def _ServerRows(server, base):
   """The rows of one server (module docstring)."""
   metadata = dict(
@@ -161,6 +184,8 @@ def _ServerRows(server, base):
             ),
         )
     )
+  if server.pools is not None:
+    rows += _PoolRows(server.pools, metadata)
   series = server.host.cpu_series if server.host else ()
   if len(series) > 1:
     starts = [start for start, _ in series]

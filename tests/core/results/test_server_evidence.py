@@ -16,7 +16,8 @@
 
 The host file is a real capture of the server sampler (tests/testdata/
 server-samples/README.md): 600 MiB written, then read, with direct I/O,
-and one of two CPUs spinning for 3 seconds.
+and one of two CPUs spinning for 3 seconds. The thread pools are real
+`nodetool tpstats` of Apache Cassandra (tests/testdata/live/README.md).
 """
 
 import pathlib
@@ -25,6 +26,7 @@ import pytest
 
 from perfkit_plugins.core.results import sample_window
 from perfkit_plugins.core.results import server_evidence
+from perfkit_plugins.core.results import thread_pools
 
 _DATA = pathlib.Path(__file__).parents[2] / 'testdata' / 'server-samples'
 _HOST = (_DATA / 'host-dd-vda.txt').read_text()
@@ -124,9 +126,18 @@ def test_a_cut_or_foreign_line_is_an_error_naming_it(cut, message):
     server_evidence.HostEvidenceOfWindow(cut(_HOST), 0.0, 0.0, 1e10)
 
 
-def _Server(index, busy=None, disk=None, shards=False):
+def _Server(index, busy=None, disk=None, shards=False, dropped=0, blocked=0):
   host = server_evidence.HostEvidence(cpu_busy_pct=busy, disk_busy_pct=disk)
-  return server_evidence.ServerEvidence(index, f'server-{index}', host, shards)
+  pools = thread_pools.PoolsOfStep(
+      dropped,
+      (('MUTATION_REQ', dropped),) if dropped else (),
+      blocked,
+      (('Native-Transport-Requests', blocked),) if blocked else (),
+      0,
+  )
+  return server_evidence.ServerEvidence(
+      index, f'server-{index}', host, shards, pools=pools
+  )
 
 
 @pytest.mark.parametrize(
@@ -168,6 +179,29 @@ def _Server(index, busy=None, disk=None, shards=False):
             ['the fixed rate set the throughput'],
         ),
         (40, False, [], False, 'unknown', ['busiest loader CPU 40%']),
+        # A node that dropped or blocked could not keep up, whatever its CPU.
+        (
+            40,
+            False,
+            [_Server(0, 50, 20), _Server(1, 60, 20, dropped=7, blocked=2)],
+            True,
+            'servers',
+            [
+                (
+                    '7 messages dropped (MUTATION_REQ 7) and 2 tasks blocked'
+                    ' (Native-Transport-Requests 2) on server-1'
+                ),
+                'CPU 60% busy on server-1',
+            ],
+        ),
+        (
+            99,
+            True,
+            [_Server(0, 95, 95, blocked=1)],
+            False,
+            'loaders+servers+disk',
+            ['1 tasks blocked (Native-Transport-Requests 1) on server-0'],
+        ),
         # ScyllaDB's reactors poll: its host CPU says nothing of its load.
         (40, False, [_Server(0, 99, shards=True)], False, 'unknown', []),
     ],
@@ -194,3 +228,29 @@ def test_sample_pairs_fill_or_bracket_a_window():
   )
   assert sample_window.PairOfWindow(times, 16, 20) is None
   assert sample_window.PairOfWindow([3.0], 0, 10) is None
+
+
+def test_a_cassandra_server_says_what_its_pools_dropped_during_the_step():
+  live = pathlib.Path(__file__).parents[2] / 'testdata' / 'live'
+  start, end = (
+      thread_pools.ParseTpstats(
+          (live / f'c4110-{when}-tpstats.txt').read_text()
+      )
+      for when in ('busy', 'loaded')
+  )
+  output = server_evidence.ServerOutput(
+      0, 'server-0', 0.0, _HOST, None, False, pools_start=start, pools_end=end
+  )
+  evidence = server_evidence.EvidenceOfServer(output, 0, 1e10)
+  assert evidence.pools == thread_pools.OfStep(start, end)
+  assert evidence.pools.dropped == 66774 + 34528 - 9170
+  limit = server_evidence.StepLimit(10, False, [evidence], False)
+  assert limit.kind == 'servers'
+  assert '92132 messages dropped (READ_REQ 66774, MUTATION_REQ 25358)' in (
+      limit.evidence
+  )
+  # Either reading missing: no figure.
+  output = server_evidence.ServerOutput(
+      0, 'server-0', 0.0, _HOST, None, False, pools_end=end
+  )
+  assert server_evidence.EvidenceOfServer(output, 0, 1e10).pools is None

@@ -17,9 +17,11 @@
 import dataclasses
 
 from perfkit_plugins.core.quiesce import compactions
+from perfkit_plugins.core.results import metadata_reference
 from perfkit_plugins.core.results import scylla_metrics
 from perfkit_plugins.core.results import server_evidence
 from perfkit_plugins.core.results import server_rows
+from perfkit_plugins.core.results import thread_pools
 
 _BASE = {'scylla_step': 'read_small'}
 
@@ -115,3 +117,35 @@ def test_a_server_without_evidence_publishes_nothing_but_why():
       'scylla_limit': 'unknown',
       'scylla_limit_evidence': 'no evidence from the servers',
   }
+
+
+def test_a_cassandra_server_publishes_what_its_pools_dropped_and_blocked():
+  pools = thread_pools.PoolsOfStep(
+      dropped=96727,
+      dropped_by_type=(('READ_REQ', 69367), ('MUTATION_REQ', 27360)),
+      blocked=0,
+      blocked_by_pool=(),
+      pending_end=3,
+  )
+  server = server_evidence.ServerEvidence(
+      1,
+      'server-1',
+      server_evidence.HostEvidence(cpu_busy_pct=70.0),
+      pools=pools,
+  )
+  rows = {row.metric: row for row in _Rows(server)}
+  dropped = rows['server_dropped_messages']
+  assert (dropped.value, dropped.unit) == (96727, 'messages')
+  assert dropped.metadata['scylla_dropped_by_type'] == (
+      'READ_REQ 69367, MUTATION_REQ 27360'
+  )
+  assert dropped.metadata['scylla_server'] == 'server-1'
+  blocked = rows['server_blocked_tasks']
+  # None blocked is evidence too: a row of 0, without a breakdown.
+  assert (blocked.value, blocked.unit) == (0, 'tasks')
+  assert blocked.metadata['scylla_pool_pending_end'] == 3
+  assert 'scylla_blocked_by_pool' not in blocked.metadata
+  for row in rows.values():
+    assert not metadata_reference.SampleProblems(
+        row.metric, row.unit, row.metadata
+    ), row.metric
