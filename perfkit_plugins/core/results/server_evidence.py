@@ -419,7 +419,7 @@ def BusiestDisk(servers):
 def _Behind(server):
   """What a node that could not keep up dropped and blocked, in words."""
   parts = [
-      f'{total} {what} ({thread_pools.Counts(counts)})'
+      f'{what} {total} ({thread_pools.Counts(counts)})'
       for total, what, counts in (
           (
               server.pools.dropped,
@@ -430,7 +430,7 @@ def _Behind(server):
       )
       if total
   ]
-  return f'{" and ".join(parts)} on {server.name}'
+  return f'{", ".join(parts)} on {server.name}'
 
 
 def StepLimit(

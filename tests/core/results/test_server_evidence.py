@@ -188,7 +188,7 @@ def _Server(index, busy=None, disk=None, shards=False, dropped=0, blocked=0):
             'servers',
             [
                 (
-                    '7 messages dropped (MUTATION_REQ 7) and 2 tasks blocked'
+                    'messages dropped 7 (MUTATION_REQ 7), tasks blocked 2'
                     ' (Native-Transport-Requests 2) on server-1'
                 ),
                 'CPU 60% busy on server-1',
@@ -200,7 +200,7 @@ def _Server(index, busy=None, disk=None, shards=False, dropped=0, blocked=0):
             [_Server(0, 95, 95, blocked=1)],
             False,
             'loaders+servers+disk',
-            ['1 tasks blocked (Native-Transport-Requests 1) on server-0'],
+            ['tasks blocked 1 (Native-Transport-Requests 1) on server-0'],
         ),
         # ScyllaDB's reactors poll: its host CPU says nothing of its load.
         (40, False, [_Server(0, 99, shards=True)], False, 'unknown', []),
@@ -246,7 +246,7 @@ def test_a_cassandra_server_says_what_its_pools_dropped_during_the_step():
   assert evidence.pools.dropped == 66774 + 34528 - 9170
   limit = server_evidence.StepLimit(10, False, [evidence], False)
   assert limit.kind == 'servers'
-  assert '92132 messages dropped (READ_REQ 66774, MUTATION_REQ 25358)' in (
+  assert 'messages dropped 92132 (READ_REQ 66774, MUTATION_REQ 25358)' in (
       limit.evidence
   )
   # Either reading missing: no figure.
