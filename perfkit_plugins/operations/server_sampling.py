@@ -42,10 +42,8 @@ import posixpath
 import shlex
 from typing import Mapping, Optional
 
-from perfkit_plugins.core.quiesce import compactions as compactions_lib
 from perfkit_plugins.core.results import scylla_metrics
 from perfkit_plugins.core.results import server_evidence
-from perfkit_plugins.core.results import thread_pools
 from perfkit_plugins.operations import phase_runner
 from perfkit_plugins.operations import data_scripts
 from perfkit_plugins.operations import remote_errors
@@ -183,15 +181,8 @@ class ServerFiles:
     local_files: {HOST or PROM: local path} of the files pulled.
     missing_files: {HOST or PROM: why it is not here}.
     error: why the sampling did not start or stop, or None.
-    compactions: the node's compactions when the step ended
-      (compactions.CompactionStatus: the engine's own answer, nodetool's
-      for Apache Cassandra), or None.
-    compactions_error: why they are unknown, or ''.
-    pools_start: the node's thread pools as the step started
-      (thread_pools.ThreadPools: Apache Cassandra's nodetool tpstats), or
-      None.
-    pools_end: and as it ended.
-    pools_error: why either is unknown, or ''.
+    node: what the node said of itself at the step's ends
+      (server_evidence.NodeAnswers).
   """
 
   index: int
@@ -200,11 +191,7 @@ class ServerFiles:
   local_files: Mapping[str, str]
   missing_files: Mapping[str, str]
   error: Optional[str] = None
-  compactions: Optional[compactions_lib.CompactionStatus] = None
-  compactions_error: str = ''
-  pools_start: Optional[thread_pools.ThreadPools] = None
-  pools_end: Optional[thread_pools.ThreadPools] = None
-  pools_error: str = ''
+  node: server_evidence.NodeAnswers = server_evidence.NodeAnswers()
 
 
 def _Call(function):
@@ -223,13 +210,13 @@ def _Quietly(vm, command, what):
   return None
 
 
-def _ThreadPools(engine, vm):
-  """(the node's thread pools or None, why they are unknown or '')."""
+def _Ask(question, vm, what):
+  """(question(vm), '') or, when it fails, (None, why `what` is unknown)."""
   try:
-    return engine.ThreadPools(vm), ''
+    return question(vm), ''
   except Exception as e:  # pylint: disable=broad-except
     # Evidence is never a condition of the step: the reason is kept.
-    return None, f'thread pools unknown: {remote_errors.Summary(e)}'
+    return None, f'{what} unknown: {remote_errors.Summary(e)}'
 
 
 class Sampling:
@@ -267,7 +254,7 @@ class Sampling:
     script = ScriptPath(env.install_dir)
 
     def StartOne(index, vm):
-      pools = _ThreadPools(env.engine, vm)
+      pools = _Ask(env.engine.ThreadPools, vm, 'thread pools')
       command = StartCommand(
           script,
           self._stems[index],
@@ -302,14 +289,9 @@ class Sampling:
       if env.engine.MetricsUrl(vm) is None:
         del paths[PROM]
       pulled, missing = phase_runner.PullAll(vm, local_dir, paths)
-      status, why = None, ''
-      try:
-        status = env.engine.CompactionStatus(vm)
-      except Exception as e:  # pylint: disable=broad-except
-        # Evidence is never a condition of the step: the reason is kept.
-        why = f'compactions unknown: {remote_errors.Summary(e)}'
+      status, why = _Ask(env.engine.CompactionStatus, vm, 'compactions')
       pools_start, start_error = self._pools.get(index, (None, ''))
-      pools_end, end_error = _ThreadPools(env.engine, vm)
+      pools_end, end_error = _Ask(env.engine.ThreadPools, vm, 'thread pools')
       return ServerFiles(
           index=index,
           vm_name=vm.name,
@@ -317,11 +299,12 @@ class Sampling:
           local_files=pulled,
           missing_files=missing,
           error=error,
-          compactions=status,
-          compactions_error=why,
-          pools_start=pools_start,
-          pools_end=pools_end,
-          pools_error=start_error or end_error,
+          node=server_evidence.NodeAnswers(
+              compactions=status,
+              pools_start=pools_start,
+              pools_end=pools_end,
+              problems=tuple(w for w in (why, start_error or end_error) if w),
+          ),
       )
 
     return tuple(self._Each(StopOne))
@@ -345,9 +328,6 @@ def Outputs(servers):
     problems += [
         f'no {kind} file: {why}' for kind, why in files.missing_files.items()
     ]
-    problems += [
-        why for why in (files.compactions_error, files.pools_error) if why
-    ]
     outputs.append(
         server_evidence.ServerOutput(
             index=files.index,
@@ -356,9 +336,7 @@ def Outputs(servers):
             host=run_files.ReadText(files.local_files.get(HOST)),
             metrics=run_files.ReadText(files.local_files.get(PROM)),
             shards=PROM in files.local_files or PROM in files.missing_files,
-            compactions=files.compactions,
-            pools_start=files.pools_start,
-            pools_end=files.pools_end,
+            node=files.node,
             problems=tuple(problems),
         )
     )

@@ -174,8 +174,8 @@ def test_a_cassandra_node_says_what_its_pools_did_from_start_to_stop(
   assert engine.calls == {'server-0': 1, 'server-1': 1}
   files = sampling.StopAndPull(str(tmp_path))
   assert engine.calls == {'server-0': 2, 'server-1': 2}
-  assert files[0].pools_start.dropped['MUTATION_REQ'] == 9170
-  assert files[0].pools_end.dropped['MUTATION_REQ'] == 34528
+  assert files[0].node.pools_start.dropped['MUTATION_REQ'] == 9170
+  assert files[0].node.pools_end.dropped['MUTATION_REQ'] == 34528
   output, _ = server_sampling.Outputs(files)
   evidence = server_evidence.EvidenceOfServer(output, 0, 1e10)
   assert evidence.pools.dropped_by_type == (
@@ -187,7 +187,7 @@ def test_a_cassandra_node_says_what_its_pools_did_from_start_to_stop(
   path = tmp_path / 'servers.json'
   run_files.WriteJson(str(path), files)
   written = json.loads(path.read_text())
-  assert written[1]['pools_end']['dropped']['READ_REQ'] == 66774
+  assert written[1]['node']['pools_end']['dropped']['READ_REQ'] == 66774
 
 
 def test_an_unreadable_page_is_recorded_as_failed_scrapes(tmp_path):
@@ -215,7 +215,7 @@ def test_a_server_that_cannot_be_reached_is_recorded_not_raised(tmp_path):
   assert 'host' in files.missing_files
   (output,) = server_sampling.Outputs([files])
   assert output.host is None and output.problems[0] == files.error
-  assert output.problems[-2:] == (
+  assert output.node.problems == (
       'compactions unknown: server-0: ssh: no route to host',
       'thread pools unknown: server-0: ssh: no route to host',
   )

@@ -157,7 +157,13 @@ def _LabServer(testdata):
       for when in ('busy', 'loaded')
   ]
   return server_evidence.ServerOutput(
-      0, 'node0', 0.0, None, None, False, None, *pools
+      0,
+      'node0',
+      0.0,
+      None,
+      None,
+      False,
+      server_evidence.NodeAnswers(None, *pools),
   )
 
 

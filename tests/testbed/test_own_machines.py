@@ -273,8 +273,8 @@ def _CheckThreadPools(step_dir, rows, limit):
   blocked = [s for s in rows if s['metric'] == 'server_blocked_tasks']
   assert len(blocked) == len(readings) == len(dropped), step_dir.name
   for reading in readings:
-    start = reading['pools_start']['dropped']
-    end = reading['pools_end']['dropped']
+    start = reading['node']['pools_start']['dropped']
+    end = reading['node']['pools_end']['dropped']
     assert 'MUTATION_REQ' in end, step_dir.name
     moved = sum(count - start.get(verb, 0) for verb, count in end.items())
     assert dropped[reading['index']] == moved, step_dir.name

@@ -41,6 +41,19 @@ def runs(testdata):
   )
 
 
+def _Kept(monkeypatch, what):
+  """A list that gets what(figure) of every figure the plots save."""
+  kept = []
+  save = report_plots._Save  # pylint: disable=protected-access
+
+  def Keep(figure, path):
+    kept.append(what(figure))
+    return save(figure, path)
+
+  monkeypatch.setattr(report_plots, '_Save', Keep)
+  return kept
+
+
 def _CheckPng(path):
   """A real PNG of the documented size; returns its pixels."""
   with open(path, 'rb') as f:
@@ -133,17 +146,13 @@ def test_report_command_names_an_unreadable_file(tmp_path, capsys):
 def test_runs_differ_by_line_style_and_steps_share_colours(
     tmp_path, runs, monkeypatch
 ):
-  figures = []
-  save = report_plots._Save  # pylint: disable=protected-access
-
-  def Keep(figure, path):
-    figures.append([
-        [(l.get_label(), l.get_linestyle(), l.get_color()) for l in a.lines]
-        for a in figure.axes
-    ])
-    return save(figure, path)
-
-  monkeypatch.setattr(report_plots, '_Save', Keep)
+  figures = _Kept(
+      monkeypatch,
+      lambda figure: [
+          [(l.get_label(), l.get_linestyle(), l.get_color()) for l in a.lines]
+          for a in figure.axes
+      ],
+  )
   report_plots.PlotPhaseSeries(runs, 'latency', str(tmp_path / 'l.png'))
   report_plots.PlotLadder(runs, str(tmp_path / 'ladder.png'))
   (rate_lines, p99_lines, server_lines), ladder = figures
@@ -172,14 +181,7 @@ def test_the_servers_load_is_drawn_under_the_loaders(
   run = results_tables.LoadRuns(
       [('run', testdata('results', 'scylla_phases_fake_run.json'))]
   )
-  figures = []
-  save = report_plots._Save  # pylint: disable=protected-access
-
-  def Keep(figure, path):
-    figures.append(figure.axes)
-    return save(figure, path)
-
-  monkeypatch.setattr(report_plots, '_Save', Keep)
+  figures = _Kept(monkeypatch, lambda figure: figure.axes)
   _CheckPng(report_plots.PlotPhaseSeries(run, 'read', str(tmp_path / 'r.png')))
   ((_, _, servers),) = figures
   assert servers.get_ylabel() == 'server busy %'
@@ -210,15 +212,9 @@ def test_ladder_puts_steps_at_the_rate_achieved_and_marks_a_missed_one(
   (run,) = results_tables.LoadRuns(
       [('m.json', '\n'.join(json.dumps(s) for s in samples))]
   )
-  drawn = []
-  save = report_plots._Save  # pylint: disable=protected-access
-
-  def Keep(figure, path):
-    drawn.extend(figure.axes)
-    return save(figure, path)
-
-  monkeypatch.setattr(report_plots, '_Save', Keep)
+  figures = _Kept(monkeypatch, lambda figure: figure.axes)
   report_plots.PlotLadder([run], str(tmp_path / 'ladder.png'))
+  drawn = [axes for axes_of in figures for axes in axes_of]
   achieved = [
       run.Value('op_rate', step, 'WRITE')
       for step in ('latency_2000', 'latency_4000')
@@ -277,19 +273,16 @@ def test_forest_plot_colours_each_verdict(tmp_path, monkeypatch):
       _Compared('same', 1.0, 0.99, 1.01, 'EQUIVALENT', margin=0.05),
       _Compared('unknown', 0.9, 0.0, float('inf'), 'INCONCLUSIVE'),
   ]
-  figures = []
-  save = report_plots._Save  # pylint: disable=protected-access
 
-  def Keep(figure, path):
+  def Marks(figure):
     (axes,) = figure.axes
-    figures.append((
+    return (
         [t.get_text() for t in axes.get_yticklabels()],
         [line.get_color() for line in axes.lines],
         [t.get_text() for t in axes.get_xticklabels()],
-    ))
-    return save(figure, path)
+    )
 
-  monkeypatch.setattr(report_plots, '_Save', Keep)
+  figures = _Kept(monkeypatch, Marks)
   path = report_plots.PlotForest(rows, str(tmp_path / 'forest.png'))
   with open(path, 'rb') as f:
     assert f.read(8) == PNG_SIGNATURE

@@ -176,6 +176,26 @@ class ServerEvidence:
 
 
 @dataclasses.dataclass(frozen=True)
+class NodeAnswers:
+  """What a node said of itself at a step's ends: its engine's own calls.
+
+  Attributes:
+    compactions: its compactions as the step ended (running and pending:
+      compactions.CompactionStatus), None when unknown.
+    pools_start: its thread pools as the step started
+      (thread_pools.ThreadPools: Apache Cassandra's nodetool tpstats),
+      None when unknown or not read.
+    pools_end: and as it ended.
+    problems: why any of them is unknown.
+  """
+
+  compactions: Optional[compactions_lib.CompactionStatus] = None
+  pools_start: Optional[thread_pools.ThreadPools] = None
+  pools_end: Optional[thread_pools.ThreadPools] = None
+  problems: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class ServerOutput:
   """What one server's sampling of a step brought home.
 
@@ -186,13 +206,9 @@ class ServerOutput:
     host: its host file, None when missing.
     metrics: its metrics scrapes, None when missing or not expected.
     shards: the engine serves a metrics page of shards (ScyllaDB).
-    compactions: the node's compactions as the step ended
-      (compactions.CompactionStatus), None when unknown.
-    pools_start: its thread pools as the step started
-      (thread_pools.ThreadPools), None when unknown or not read.
-    pools_end: and as it ended.
-    problems: why the sampling did not start or stop, or a file, the
-      compactions or the thread pools are missing.
+    node: what the node said of itself at the step's ends (NodeAnswers).
+    problems: why the sampling did not start or stop, or a file is
+      missing.
   """
 
   index: int
@@ -201,15 +217,14 @@ class ServerOutput:
   host: Optional[str]
   metrics: Optional[str]
   shards: bool
-  compactions: Optional[compactions_lib.CompactionStatus] = None
-  pools_start: Optional[thread_pools.ThreadPools] = None
-  pools_end: Optional[thread_pools.ThreadPools] = None
+  node: NodeAnswers = NodeAnswers()
   problems: tuple[str, ...] = ()
 
 
 def EvidenceOfServer(output: ServerOutput, start_s: float, end_s: float):
   """A server's ServerEvidence over a step's window (controller's clock)."""
-  problems = list(output.problems)
+  node = output.node
+  problems = list(output.problems + node.problems)
   host = None
   if output.host is not None:
     try:
@@ -232,8 +247,8 @@ def EvidenceOfServer(output: ServerOutput, start_s: float, end_s: float):
           end_s + output.clock_offset_s,
       )
   pools = None
-  if output.pools_start is not None and output.pools_end is not None:
-    pools = thread_pools.OfStep(output.pools_start, output.pools_end)
+  if node.pools_start is not None and node.pools_end is not None:
+    pools = thread_pools.OfStep(node.pools_start, node.pools_end)
     problems += pools.problems
   return ServerEvidence(
       output.index,
@@ -241,7 +256,7 @@ def EvidenceOfServer(output: ServerOutput, start_s: float, end_s: float):
       host,
       output.shards,
       scylla,
-      output.compactions,
+      node.compactions,
       pools,
       tuple(problems),
   )

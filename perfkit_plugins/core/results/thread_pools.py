@@ -37,7 +37,7 @@ cumulative counts give what the step itself dropped and blocked
 
 import dataclasses
 import re
-from typing import Mapping, Optional
+from typing import Mapping
 
 _POOL_HEADER = re.compile(r'Pool Name\s+Active\s+Pending\s+Completed\b')
 _MESSAGE_HEADER = re.compile(r'Message type\s+Dropped\b')
@@ -178,6 +178,6 @@ def OfStep(start: ThreadPools, end: ThreadPools) -> PoolsOfStep:
   )
 
 
-def Counts(changes: tuple[tuple[str, int], ...]) -> Optional[str]:
-  """'MUTATION_REQ 28147, READ_REQ 68724' of changes; None when empty."""
-  return ', '.join(f'{name} {count}' for name, count in changes) or None
+def Counts(changes: tuple[tuple[str, int], ...]) -> str:
+  """'MUTATION_REQ 28147, READ_REQ 68724' of changes."""
+  return ', '.join(f'{name} {count}' for name, count in changes)

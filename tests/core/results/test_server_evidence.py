@@ -230,6 +230,15 @@ def test_sample_pairs_fill_or_bracket_a_window():
   assert sample_window.PairOfWindow([3.0], 0, 10) is None
 
 
+def _EvidenceOfNode(node):
+  """The evidence of a Cassandra server (the host capture) whose node said
+  that of itself."""
+  output = server_evidence.ServerOutput(
+      0, 'server-0', 0.0, _HOST, None, False, node
+  )
+  return server_evidence.EvidenceOfServer(output, 0, 1e10)
+
+
 def test_a_cassandra_server_says_what_its_pools_dropped_during_the_step():
   live = pathlib.Path(__file__).parents[2] / 'testdata' / 'live'
   start, end = (
@@ -238,10 +247,9 @@ def test_a_cassandra_server_says_what_its_pools_dropped_during_the_step():
       )
       for when in ('busy', 'loaded')
   )
-  output = server_evidence.ServerOutput(
-      0, 'server-0', 0.0, _HOST, None, False, pools_start=start, pools_end=end
+  evidence = _EvidenceOfNode(
+      server_evidence.NodeAnswers(pools_start=start, pools_end=end)
   )
-  evidence = server_evidence.EvidenceOfServer(output, 0, 1e10)
   assert evidence.pools == thread_pools.OfStep(start, end)
   assert evidence.pools.dropped == 66774 + 34528 - 9170
   limit = server_evidence.StepLimit(10, False, [evidence], False)
@@ -250,7 +258,6 @@ def test_a_cassandra_server_says_what_its_pools_dropped_during_the_step():
       limit.evidence
   )
   # Either reading missing: no figure.
-  output = server_evidence.ServerOutput(
-      0, 'server-0', 0.0, _HOST, None, False, pools_end=end
+  assert (
+      _EvidenceOfNode(server_evidence.NodeAnswers(pools_end=end)).pools is None
   )
-  assert server_evidence.EvidenceOfServer(output, 0, 1e10).pools is None

@@ -101,7 +101,6 @@ def test_blocked_tasks_and_the_backlog_left():
   assert thread_pools.Counts(step.blocked_by_pool) == (
       'Native-Transport-Requests 12'
   )
-  assert thread_pools.Counts(()) is None
 
 
 def test_a_restarted_node_counts_from_zero_and_says_so():
